@@ -1,0 +1,97 @@
+package dev.cadre.platform.security;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.Instant;
+
+@Entity
+@Table(name = "cadre_api_key")
+class ApiKeyEntity {
+
+    @Id
+    private String id;
+
+    private String name;
+
+    @Column(name = "key_prefix")
+    private String keyPrefix;
+
+    @Column(name = "key_hash")
+    private String keyHash;
+
+    @Enumerated(EnumType.STRING)
+    private Role role;
+
+    @Column(name = "created_at")
+    private Instant createdAt;
+
+    @Column(name = "created_by")
+    private String createdBy;
+
+    @Column(name = "last_used_at")
+    private Instant lastUsedAt;
+
+    @Column(name = "revoked_at")
+    private Instant revokedAt;
+
+    protected ApiKeyEntity() {}
+
+    ApiKeyEntity(
+            String id, String name, String keyPrefix, String keyHash, Role role, Instant createdAt, String createdBy) {
+        this.id = id;
+        this.name = name;
+        this.keyPrefix = keyPrefix;
+        this.keyHash = keyHash;
+        this.role = role;
+        this.createdAt = createdAt;
+        this.createdBy = createdBy;
+    }
+
+    String id() {
+        return id;
+    }
+
+    String name() {
+        return name;
+    }
+
+    String keyPrefix() {
+        return keyPrefix;
+    }
+
+    String keyHash() {
+        return keyHash;
+    }
+
+    Role role() {
+        return role;
+    }
+
+    Instant createdAt() {
+        return createdAt;
+    }
+
+    String createdBy() {
+        return createdBy;
+    }
+
+    Instant lastUsedAt() {
+        return lastUsedAt;
+    }
+
+    Instant revokedAt() {
+        return revokedAt;
+    }
+
+    void markUsed(Instant at) {
+        this.lastUsedAt = at;
+    }
+
+    void revoke(Instant at) {
+        this.revokedAt = at;
+    }
+}

@@ -1,0 +1,12 @@
+package dev.cadre.platform.security;
+
+import java.util.List;
+import java.util.Optional;
+import org.springframework.data.jpa.repository.JpaRepository;
+
+interface ApiKeyRepository extends JpaRepository<ApiKeyEntity, String> {
+
+    Optional<ApiKeyEntity> findByKeyHash(String keyHash);
+
+    List<ApiKeyEntity> findAllByOrderByCreatedAtAsc();
+}

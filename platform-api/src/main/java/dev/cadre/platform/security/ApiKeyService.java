@@ -1,0 +1,174 @@
+package dev.cadre.platform.security;
+
+import dev.cadre.platform.audit.AuditLog;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Issues, checks and revokes API keys. Secrets are random 192-bit strings shown once; only their
+ * SHA-256 is stored (a slow password hash buys nothing for high-entropy secrets and would cost a
+ * hash per request).
+ */
+@Service
+public class ApiKeyService {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiKeyService.class);
+    private static final String SECRET_PREFIX = "cadre_";
+    private static final char[] ALPHABET =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
+    // Recording every use would turn each read request into a write; a minute is precise enough.
+    private static final Duration LAST_USED_RESOLUTION = Duration.ofMinutes(1);
+
+    private final ApiKeyRepository keys;
+    private final AuditLog audit;
+    private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
+
+    ApiKeyService(ApiKeyRepository keys, AuditLog audit, Clock clock) {
+        this.keys = keys;
+        this.audit = audit;
+        this.clock = clock;
+    }
+
+    /** A key just created: the only moment its secret is visible. */
+    public record CreatedKey(ApiKeyView key, String secret) {}
+
+    /** A key as listed: never its secret or hash. */
+    public record ApiKeyView(
+            String id,
+            String name,
+            String prefix,
+            Role role,
+            Instant createdAt,
+            String createdBy,
+            Instant lastUsedAt,
+            Instant revokedAt) {}
+
+    @Transactional
+    public Optional<CadrePrincipal> authenticate(String secret) {
+        if (secret == null || secret.isBlank() || secret.length() > 200) {
+            return Optional.empty();
+        }
+        return keys.findByKeyHash(hash(secret.trim()))
+                .filter(k -> k.revokedAt() == null)
+                .map(k -> {
+                    Instant now = clock.instant();
+                    if (k.lastUsedAt() == null
+                            || k.lastUsedAt().plus(LAST_USED_RESOLUTION).isBefore(now)) {
+                        k.markUsed(now);
+                    }
+                    return new CadrePrincipal(k.name(), k.role(), k.id());
+                });
+    }
+
+    @Transactional
+    public CreatedKey create(String name, Role role, String actor) {
+        if (name == null || name.isBlank() || name.length() > 100) {
+            throw new IllegalArgumentException("name: must be 1 to 100 characters");
+        }
+        String secret = newSecret();
+        ApiKeyEntity entity = new ApiKeyEntity(
+                UUID.randomUUID().toString(),
+                name.trim(),
+                secret.substring(0, SECRET_PREFIX.length() + 6),
+                hash(secret),
+                role,
+                clock.instant(),
+                actor);
+        keys.save(entity);
+        audit.record(actor, "api_key.create", entity.id(), "name=" + entity.name() + " role=" + role);
+        return new CreatedKey(view(entity), secret);
+    }
+
+    @Transactional(readOnly = true)
+    public List<ApiKeyView> list() {
+        return keys.findAllByOrderByCreatedAtAsc().stream()
+                .map(ApiKeyService::view)
+                .toList();
+    }
+
+    /** Revokes a key; answers false when no such key exists. */
+    @Transactional
+    public boolean revoke(String id, String actor) {
+        Optional<ApiKeyEntity> key = keys.findById(id);
+        key.ifPresent(k -> {
+            if (k.revokedAt() == null) {
+                k.revoke(clock.instant());
+                audit.record(actor, "api_key.revoke", k.id(), "name=" + k.name());
+            }
+        });
+        return key.isPresent();
+    }
+
+    /**
+     * Makes sure an admin can get in: registers the configured bootstrap key, or — on a first
+     * start without one — creates an admin key and prints it once.
+     */
+    @Transactional
+    public void bootstrap(String configuredSecret) {
+        if (configuredSecret != null && !configuredSecret.isBlank()) {
+            String h = hash(configuredSecret.trim());
+            if (keys.findByKeyHash(h).isEmpty()) {
+                String trimmed = configuredSecret.trim();
+                keys.save(new ApiKeyEntity(
+                        UUID.randomUUID().toString(),
+                        "bootstrap",
+                        trimmed.substring(0, Math.min(8, trimmed.length())),
+                        h,
+                        Role.ADMIN,
+                        clock.instant(),
+                        "CADRE_BOOTSTRAP_API_KEY"));
+                audit.record("system", "api_key.bootstrap", "bootstrap", "from CADRE_BOOTSTRAP_API_KEY");
+            }
+            return;
+        }
+        if (keys.count() == 0) {
+            CreatedKey created = create("bootstrap-admin", Role.ADMIN, "system");
+            // Printed once, on purpose to stdout as well as the log: it is the only way in.
+            String banner = "\n================================================================\n"
+                    + " Cadre created an admin API key (shown only this once):\n   "
+                    + created.secret()
+                    + "\n Use it as 'Authorization: Bearer <key>' or to log in to the console.\n"
+                    + "================================================================\n";
+            System.out.println(banner);
+            log.warn(
+                    "Created bootstrap admin API key {}… (secret printed once on stdout)",
+                    created.key().prefix());
+        }
+    }
+
+    private String newSecret() {
+        StringBuilder sb = new StringBuilder(SECRET_PREFIX);
+        for (int i = 0; i < 32; i++) {
+            sb.append(ALPHABET[random.nextInt(ALPHABET.length)]);
+        }
+        return sb.toString();
+    }
+
+    static String hash(String secret) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            return HexFormat.of().formatHex(sha.digest(secret.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 missing from the JDK", e);
+        }
+    }
+
+    private static ApiKeyView view(ApiKeyEntity k) {
+        return new ApiKeyView(
+                k.id(), k.name(), k.keyPrefix(), k.role(), k.createdAt(), k.createdBy(), k.lastUsedAt(), k.revokedAt());
+    }
+}

@@ -1,0 +1,91 @@
+package dev.cadre.platform.security;
+
+import dev.cadre.platform.web.ApiProblem;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.web.context.SecurityContextRepository;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Console login: an API key exchanged for a session cookie, so the browser never stores the key. */
+@RestController
+@RequestMapping("/api/v1/session")
+class SessionController {
+
+    private final ApiKeyService keys;
+    private final SecurityContextRepository contexts;
+
+    SessionController(ApiKeyService keys, SecurityContextRepository contexts) {
+        this.keys = keys;
+        this.contexts = contexts;
+    }
+
+    record LoginRequest(@NotBlank String apiKey) {}
+
+    record SessionResponse(String name, String role, List<String> can) {
+        static SessionResponse of(CadrePrincipal p) {
+            List<String> can = switch (p.role()) {
+                case VIEWER -> List.of("read");
+                case OPERATOR -> List.of("read", "operate");
+                case ADMIN -> List.of("read", "operate", "admin");
+            };
+            return new SessionResponse(p.name(), p.role().name().toLowerCase(java.util.Locale.ROOT), can);
+        }
+    }
+
+    @PostMapping
+    SessionResponse login(
+            @Valid @RequestBody LoginRequest body, HttpServletRequest request, HttpServletResponse response) {
+        CadrePrincipal principal = keys.authenticate(body.apiKey())
+                .orElseThrow(() -> new ApiProblem(
+                                HttpStatus.UNAUTHORIZED,
+                                "invalid-api-key",
+                                "Invalid API key",
+                                "apiKey: unknown or revoked")
+                        .with("field", "apiKey"));
+        // A fresh session id at login defeats session fixation.
+        if (request.getSession(false) != null) {
+            request.changeSessionId();
+        }
+        var context = SecurityContextHolder.createEmptyContext();
+        context.setAuthentication(new UsernamePasswordAuthenticationToken(
+                principal,
+                null,
+                List.of(new SimpleGrantedAuthority(principal.role().authority()))));
+        SecurityContextHolder.setContext(context);
+        contexts.saveContext(context, request, response);
+        return SessionResponse.of(principal);
+    }
+
+    @GetMapping
+    SessionResponse whoami(Authentication auth) {
+        if (auth == null || !(auth.getPrincipal() instanceof CadrePrincipal p)) {
+            throw new ApiProblem(
+                    HttpStatus.UNAUTHORIZED, "unauthenticated", "Authentication required", "not logged in");
+        }
+        return SessionResponse.of(p);
+    }
+
+    @DeleteMapping
+    ResponseEntity<Void> logout(HttpServletRequest request) {
+        var session = request.getSession(false);
+        if (session != null) {
+            session.invalidate();
+        }
+        SecurityContextHolder.clearContext();
+        return ResponseEntity.noContent().build();
+    }
+}

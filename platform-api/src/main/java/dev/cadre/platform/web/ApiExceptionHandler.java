@@ -1,0 +1,182 @@
+package dev.cadre.platform.web;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.authorization.AuthorizationDeniedException;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.JacksonException;
+
+/**
+ * Turns every error of the REST API into an RFC 9457 problem-details body that names the field or
+ * header at fault. Unexpected errors become a 500 with an incident id to find in the log — never
+ * a stack trace.
+ */
+@RestControllerAdvice
+class ApiExceptionHandler extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+    @ExceptionHandler(ApiProblem.class)
+    ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
+        ProblemDetail pd = Problems.of(e.status(), e.type(), e.title(), e.getMessage());
+        e.properties().forEach(pd::setProperty);
+        return ResponseEntity.status(e.status()).body(pd);
+    }
+
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
+        ProblemDetail pd = Problems.of(
+                HttpStatus.BAD_REQUEST,
+                "invalid-parameter",
+                "Invalid request parameter",
+                e.getName() + ": '" + e.getValue() + "' is not a valid "
+                        + (e.getRequiredType() == null
+                                ? "value"
+                                : e.getRequiredType().getSimpleName().toLowerCase(java.util.Locale.ROOT)));
+        pd.setProperty("parameter", e.getName());
+        return ResponseEntity.badRequest().body(pd);
+    }
+
+    @ExceptionHandler({AccessDeniedException.class, AuthorizationDeniedException.class})
+    ResponseEntity<ProblemDetail> denied(RuntimeException e) {
+        return ResponseEntity.status(HttpStatus.FORBIDDEN)
+                .body(Problems.of(
+                        HttpStatus.FORBIDDEN, "forbidden", "Forbidden", "your role does not allow this action"));
+    }
+
+    @ExceptionHandler(IllegalArgumentException.class)
+    ResponseEntity<ProblemDetail> illegalArgument(IllegalArgumentException e) {
+        return ResponseEntity.badRequest()
+                .body(Problems.of(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", e.getMessage()));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e, HttpServletRequest request) {
+        String incident = UUID.randomUUID().toString();
+        log.error("Unexpected error {} on {} {}", incident, request.getMethod(), request.getRequestURI(), e);
+        ProblemDetail pd = Problems.of(
+                HttpStatus.INTERNAL_SERVER_ERROR,
+                "internal",
+                "Internal error",
+                "the request failed unexpectedly; incident " + incident + " is in the server log");
+        pd.setProperty("incident", incident);
+        return ResponseEntity.internalServerError().body(pd);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(
+            HttpMessageNotReadableException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        String field = null;
+        String detail = "the request body is not valid JSON";
+        if (ex.getMostSpecificCause() instanceof JacksonException je) {
+            field = pathOf(je);
+            String msg = je.getOriginalMessage();
+            if (field != null) {
+                detail = field + ": " + firstLine(msg);
+            } else {
+                detail = "malformed JSON: " + firstLine(msg);
+            }
+        } else if (ex.getMessage() != null && ex.getMessage().startsWith("Required request body is missing")) {
+            detail = "a JSON request body is required";
+        }
+        ProblemDetail pd = Problems.of(status, "malformed-body", "Malformed request body", detail);
+        if (field != null) {
+            pd.setProperty("field", field);
+        }
+        return ResponseEntity.status(status).body(pd);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(
+            MethodArgumentNotValidException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<Map<String, String>> errors = ex.getBindingResult().getFieldErrors().stream()
+                .map(fe -> Map.of(
+                        "field",
+                        fe.getField(),
+                        "message",
+                        fe.getDefaultMessage() == null ? "invalid" : fe.getDefaultMessage()))
+                .toList();
+        String detail = errors.stream()
+                .map(m -> m.get("field") + ": " + m.get("message"))
+                .reduce((a, b) -> a + "; " + b)
+                .orElse("the request is invalid");
+        ProblemDetail pd = Problems.of(status, "invalid-field", "Invalid request field", detail);
+        pd.setProperty("errors", errors);
+        if (!errors.isEmpty()) {
+            pd.setProperty("field", errors.getFirst().get("field"));
+        }
+        return ResponseEntity.status(status).body(pd);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHandlerMethodValidationException(
+            HandlerMethodValidationException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<String> messages = ex.getParameterValidationResults().stream()
+                .flatMap(r -> r.getResolvableErrors().stream()
+                        .map(err -> r.getMethodParameter().getParameterName() + ": " + err.getDefaultMessage()))
+                .toList();
+        ProblemDetail pd =
+                Problems.of(status, "invalid-parameter", "Invalid request parameter", String.join("; ", messages));
+        return ResponseEntity.status(status).body(pd);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(
+            Exception ex, Object body, HttpHeaders headers, HttpStatusCode statusCode, WebRequest request) {
+        ResponseEntity<Object> response = super.handleExceptionInternal(ex, body, headers, statusCode, request);
+        if (response != null
+                && response.getBody() instanceof ProblemDetail pd
+                && pd.getType().toString().equals("about:blank")) {
+            pd.setType(Problems.type(slug(statusCode)));
+        }
+        return response;
+    }
+
+    private static String slug(HttpStatusCode status) {
+        HttpStatus s = HttpStatus.resolve(status.value());
+        return s == null
+                ? "http-" + status.value()
+                : s.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    private static String pathOf(JacksonException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JacksonException.Reference ref : e.getPath()) {
+            if (ref.getPropertyName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(ref.getPropertyName());
+            } else if (ref.getIndex() >= 0) {
+                sb.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? null : sb.toString();
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "unreadable";
+        }
+        int nl = s.indexOf('\n');
+        String line = nl < 0 ? s : s.substring(0, nl);
+        return line.length() > 300 ? line.substring(0, 300) : line;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.cadre.platform.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A small real HTTP client for tests: every call goes through the servlet container and filters. */
+public final class Api {
+
+    public static final String ADMIN_KEY = "test-admin-key-0123456789";
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private final HttpClient client;
+    private final java.net.CookieManager cookies;
+    private final String base;
+
+    public Api(int port) {
+        this(port, false);
+    }
+
+    private Api(int port, boolean withCookies) {
+        this.base = "http://127.0.0.1:" + port;
+        this.cookies = withCookies ? new java.net.CookieManager() : null;
+        this.client =
+                withCookies ? HttpClient.newBuilder().cookieHandler(cookies).build() : HttpClient.newHttpClient();
+    }
+
+    /** A client that keeps cookies, like a browser using the console. */
+    public static Api browser(int port) {
+        return new Api(port, true);
+    }
+
+    /** The value of a cookie this browser-like client holds, or null. */
+    public String cookie(String name) {
+        return cookies.getCookieStore().getCookies().stream()
+                .filter(c -> c.getName().equals(name))
+                .map(java.net.HttpCookie::getValue)
+                .findFirst()
+                .orElse(null);
+    }
+
+    /** A response with its body parsed as JSON when it is JSON. */
+    public record Response(int status, Map<String, String> headers, String body) {
+        public JsonNode json() {
+            return JSON.readTree(body);
+        }
+
+        public String header(String name) {
+            return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+        }
+    }
+
+    public Response get(String path, String key) {
+        return send("GET", path, key, null, Map.of());
+    }
+
+    public Response post(String path, String key, String json) {
+        return send("POST", path, key, json, Map.of());
+    }
+
+    public Response send(String method, String path, String key, String body, Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
+        if (key != null) {
+            b.header("Authorization", "Bearer " + key);
+        }
+        headers.forEach(b::header);
+        if (body != null && !headers.containsKey("Content-Type")) {
+            b.header("Content-Type", "application/json");
+        }
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        try {
+            HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            Map<String, String> h = new LinkedHashMap<>();
+            r.headers().map().forEach((k, v) -> h.put(k.toLowerCase(java.util.Locale.ROOT), String.join(", ", v)));
+            return new Response(r.statusCode(), h, r.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(method + " " + path + " failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static String json(Object value) {
+        return JSON.writeValueAsString(value);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.cadre.platform.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.boot.test.context.SpringBootTest;
+
+/**
+ * The one Spring context most platform tests share (same properties → cached once per JVM): the
+ * embedded default on an in-memory H2 database, served on a random port, with a known admin key.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "spring.datasource.url=jdbc:h2:mem:cadre-test;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+            "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
+            "cadre.http.max-body-bytes=65536"
+        })
+public @interface PlatformTest {}
