@@ -1,0 +1,7 @@
+package dev.cadre.agent.run.internal;
+
+import dev.cadre.agent.run.RunObserver;
+import java.util.concurrent.Semaphore;
+
+/** What every agent of one run shares: the run id, the observer, the run's subagent cap and depth. */
+public record RunScope(String runId, RunObserver observer, Semaphore subagentSlots, int maxDepth) {}

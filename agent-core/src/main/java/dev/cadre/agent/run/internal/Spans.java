@@ -1,0 +1,163 @@
+package dev.cadre.agent.run.internal;
+
+import dev.cadre.agent.Failure;
+import dev.cadre.agent.TokenUsage;
+import dev.cadre.agent.model.ModelRef;
+import dev.cadre.agent.telemetry.TelemetryOptions;
+import dev.cadre.agent.tool.Risk;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The spans of DESIGN.md section 2, following the OpenTelemetry GenAI conventions (development
+ * status) plus Cadre's own {@code cadre.*} attributes; in one place so the loop stays readable.
+ */
+public final class Spans {
+
+    public static final AttributeKey<String> OPERATION = AttributeKey.stringKey("gen_ai.operation.name");
+    public static final AttributeKey<String> AGENT_NAME = AttributeKey.stringKey("gen_ai.agent.name");
+    public static final AttributeKey<String> AGENT_ID = AttributeKey.stringKey("gen_ai.agent.id");
+    public static final AttributeKey<String> CONVERSATION_ID = AttributeKey.stringKey("gen_ai.conversation.id");
+    public static final AttributeKey<String> PROVIDER = AttributeKey.stringKey("gen_ai.provider.name");
+    public static final AttributeKey<String> REQUEST_MODEL = AttributeKey.stringKey("gen_ai.request.model");
+    public static final AttributeKey<Long> INPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.input_tokens");
+    public static final AttributeKey<Long> OUTPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.output_tokens");
+    public static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
+    public static final AttributeKey<String> TOOL_CALL_ID = AttributeKey.stringKey("gen_ai.tool.call.id");
+    public static final AttributeKey<String> TOOL_TYPE = AttributeKey.stringKey("gen_ai.tool.type");
+    public static final AttributeKey<String> TOOL_ARGUMENTS = AttributeKey.stringKey("gen_ai.tool.call.arguments");
+    public static final AttributeKey<String> TOOL_RESULT = AttributeKey.stringKey("gen_ai.tool.call.result");
+    public static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+    public static final AttributeKey<String> RUN_ID = AttributeKey.stringKey("cadre.run.id");
+    public static final AttributeKey<String> SESSION_ID = AttributeKey.stringKey("cadre.session.id");
+    public static final AttributeKey<String> PARENT_SESSION_ID = AttributeKey.stringKey("cadre.session.parent_id");
+    public static final AttributeKey<Long> DEPTH = AttributeKey.longKey("cadre.depth");
+    public static final AttributeKey<List<String>> TOOLS_CALLED = AttributeKey.stringArrayKey("cadre.tools.called");
+    public static final AttributeKey<Long> ITERATIONS = AttributeKey.longKey("cadre.iterations");
+    public static final AttributeKey<String> RISK = AttributeKey.stringKey("cadre.tool.risk");
+    public static final AttributeKey<String> STATUS = AttributeKey.stringKey("cadre.status");
+
+    private final Tracer tracer;
+    private final TelemetryOptions options;
+
+    public Spans(OpenTelemetry openTelemetry, TelemetryOptions options) {
+        this.tracer = openTelemetry.getTracer("dev.cadre.agent-core");
+        this.options = options;
+    }
+
+    public Span startAgent(
+            Context parent,
+            String agent,
+            String runId,
+            String sessionId,
+            @Nullable String parentSessionId,
+            int depth,
+            ModelRef model) {
+        var builder = tracer.spanBuilder("invoke_agent " + agent)
+                .setParent(parent)
+                .setSpanKind(SpanKind.INTERNAL)
+                .setAttribute(OPERATION, "invoke_agent")
+                .setAttribute(AGENT_NAME, agent)
+                .setAttribute(AGENT_ID, sessionId)
+                .setAttribute(CONVERSATION_ID, sessionId)
+                .setAttribute(PROVIDER, model.provider())
+                .setAttribute(REQUEST_MODEL, model.model())
+                .setAttribute(RUN_ID, runId)
+                .setAttribute(SESSION_ID, sessionId)
+                .setAttribute(DEPTH, (long) depth);
+        if (parentSessionId != null) {
+            builder.setAttribute(PARENT_SESSION_ID, parentSessionId);
+        }
+        return builder.startSpan();
+    }
+
+    public void endAgent(
+            Span span,
+            String status,
+            @Nullable Failure failure,
+            TokenUsage usage,
+            int iterations,
+            List<String> toolsCalled) {
+        if (!span.isRecording()) {
+            span.end();
+            return;
+        }
+        span.setAttribute(INPUT_TOKENS, usage.inputTokens());
+        span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
+        span.setAttribute(ITERATIONS, (long) iterations);
+        span.setAttribute(TOOLS_CALLED, List.copyOf(toolsCalled));
+        end(span, status, failure);
+    }
+
+    public Span startChat(Context parent, ModelRef model, String runId, String sessionId, String agent) {
+        return tracer.spanBuilder("chat " + model.model())
+                .setParent(parent)
+                .setSpanKind(SpanKind.CLIENT)
+                .setAttribute(OPERATION, "chat")
+                .setAttribute(PROVIDER, model.provider())
+                .setAttribute(REQUEST_MODEL, model.model())
+                .setAttribute(AGENT_NAME, agent)
+                .setAttribute(CONVERSATION_ID, sessionId)
+                .setAttribute(RUN_ID, runId)
+                .startSpan();
+    }
+
+    public void endChat(Span span, @Nullable TokenUsage usage, @Nullable Failure failure) {
+        if (usage != null && span.isRecording()) {
+            span.setAttribute(INPUT_TOKENS, usage.inputTokens());
+            span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
+        }
+        end(span, failure == null ? "ok" : "failed", failure);
+    }
+
+    public Span startTool(
+            Context parent,
+            String tool,
+            String callId,
+            Risk risk,
+            boolean worker,
+            String runId,
+            String sessionId,
+            String arguments) {
+        Span span = tracer.spanBuilder("execute_tool " + tool)
+                .setParent(parent)
+                .setSpanKind(SpanKind.INTERNAL)
+                .setAttribute(OPERATION, "execute_tool")
+                .setAttribute(TOOL_NAME, tool)
+                .setAttribute(TOOL_CALL_ID, callId)
+                .setAttribute(TOOL_TYPE, worker ? "agent" : "function")
+                .setAttribute(RISK, risk.name())
+                .setAttribute(RUN_ID, runId)
+                .setAttribute(SESSION_ID, sessionId)
+                .startSpan();
+        if (options.captureContent() && span.isRecording()) {
+            span.setAttribute(TOOL_ARGUMENTS, options.redactor().redact(tool, arguments));
+        }
+        return span;
+    }
+
+    public void endTool(Span span, String tool, String status, String content, @Nullable Failure failure) {
+        if (options.captureContent() && span.isRecording()) {
+            span.setAttribute(TOOL_RESULT, options.redactor().redact(tool, content));
+        }
+        end(span, status, failure);
+    }
+
+    private static void end(Span span, String status, @Nullable Failure failure) {
+        if (span.isRecording()) {
+            span.setAttribute(STATUS, status);
+            if (failure != null) {
+                span.setAttribute(ERROR_TYPE, failure.category().name());
+                span.setStatus(StatusCode.ERROR, failure.message());
+            }
+        }
+        span.end();
+    }
+}

@@ -1,0 +1,351 @@
+package dev.cadre.agent.scripted;
+
+import dev.cadre.agent.TokenUsage;
+import dev.cadre.agent.model.AssistantMessage;
+import dev.cadre.agent.model.Message;
+import dev.cadre.agent.model.ModelException;
+import dev.cadre.agent.model.ModelPort;
+import dev.cadre.agent.model.ModelRequest;
+import dev.cadre.agent.model.ModelResponse;
+import dev.cadre.agent.model.TokenEstimator;
+import dev.cadre.agent.model.ToolCall;
+import dev.cadre.agent.model.ToolResultMessage;
+import dev.cadre.agent.model.UserMessage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A deterministic model: replies per agent from a script, with simulated latency, and a record of
+ * every request it received (so a test can assert what a subagent saw).
+ *
+ * <p>The turn a request gets is the number of assistant messages already in its history, so
+ * concurrent sessions of one agent and resumed runs each follow the script from their own position.
+ *
+ * <p>Script format (JSON, or the same structure as plain Java maps and lists, e.g. from YAML):
+ *
+ * <pre>{@code
+ * {"defaults": {"latencyMillis": 80},
+ *  "agents": {
+ *    "orchestrator": {
+ *      "turns": [
+ *        {"text": "Checking both.", "toolCalls": [
+ *           {"name": "metrics_worker", "arguments": {"task": "CPU of {{input}}"}},
+ *           {"name": "logs_worker", "arguments": {"task": "errors on api"}}]},
+ *        {"text": "Metrics: {{result[0]}}\nLogs: {{results.logs_worker}}"}]},
+ *    "metrics_worker": {
+ *      "latencyMillis": 10,
+ *      "whenExhausted": "no more data",
+ *      "variants": [
+ *        {"when": "api", "turns": [{"text": "api: 93% CPU"}]},
+ *        {"turns": [{"text": "normal"}]}]}}}
+ * }</pre>
+ *
+ * Turn fields: {@code text}, {@code toolCalls} ({@code name}, {@code arguments}, optional {@code id}),
+ * {@code latencyMillis}, {@code usage} ({@code {"input": n, "output": n}}, else estimated at four
+ * characters a token), {@code fail} (a message: the provider fails with {@code COMMUNICATION_ERROR}).
+ * An agent holds {@code turns} or {@code variants} (first whose {@code when} occurs in the task; one
+ * without {@code when} matches anything), plus optional {@code latencyMillis} and {@code whenExhausted}
+ * (the final answer once the turns run out; without it running out is a {@code COMMUNICATION_ERROR}
+ * with code {@code script_exhausted}).
+ *
+ * <p>Templates, in texts and in string argument values, quote the session's conversation:
+ * {@code {{input}}} the task (first user message); {@code {{result[i]}}} the i-th tool result of the
+ * previous turn (0-based, call order); {@code {{results.NAME}}} the previous turn's results of tool
+ * or worker NAME (joined by newlines); {@code {{results}}} all of them as {@code name: content} lines.
+ * A reference to nothing is left as written, so a script mistake shows in the output.
+ */
+public final class ScriptedModel implements ModelPort {
+
+    private static final Pattern TEMPLATE =
+            Pattern.compile("\\{\\{\\s*([a-zA-Z_][a-zA-Z0-9_\\-]*(?:\\[\\d+]|\\.[a-zA-Z0-9_\\-]+)?)\\s*}}");
+    private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+    private final Map<String, AgentScript> scripts;
+    private final boolean recordRequests;
+    private final ConcurrentLinkedQueue<ModelRequest> requests = new ConcurrentLinkedQueue<>();
+
+    /** A model answering each agent from its script, recording requests. */
+    public ScriptedModel(Map<String, AgentScript> scripts) {
+        this(scripts, true);
+    }
+
+    /** A model answering each agent from its script; benchmarks turn recording off. */
+    public ScriptedModel(Map<String, AgentScript> scripts, boolean recordRequests) {
+        this.scripts = Map.copyOf(scripts);
+        this.recordRequests = recordRequests;
+    }
+
+    /** Parses a script in the JSON format described above. */
+    public static ScriptedModel fromJson(String json) {
+        return fromTree(MAPPER.readTree(json));
+    }
+
+    /** Builds a script from plain maps and lists in the format described above (e.g. parsed YAML). */
+    public static ScriptedModel fromMap(Map<String, ?> script) {
+        return fromTree(MAPPER.valueToTree(script));
+    }
+
+    private static ScriptedModel fromTree(JsonNode root) {
+        JsonNode defaults = root.path("defaults");
+        long defaultLatency = defaults.path("latencyMillis").asLong(0);
+        JsonNode defaultExhausted = defaults.get("whenExhausted");
+        Map<String, AgentScript> scripts = new LinkedHashMap<>();
+        JsonNode agents = root.path("agents");
+        if (!agents.isObject()) {
+            throw new IllegalArgumentException("script: 'agents' must be an object of agent name -> script");
+        }
+        for (Map.Entry<String, JsonNode> agent : agents.properties()) {
+            String where = "script: agents." + agent.getKey();
+            JsonNode node = agent.getValue();
+            List<AgentScript.Variant> variants = new ArrayList<>();
+            if (node.has("variants")) {
+                int i = 0;
+                for (JsonNode v : node.path("variants")) {
+                    JsonNode when = v.get("when");
+                    variants.add(new AgentScript.Variant(
+                            when == null || when.isNull() ? null : when.asString(),
+                            turns(v.path("turns"), where + ".variants[" + i++ + "]")));
+                }
+            } else {
+                variants.add(new AgentScript.Variant(null, turns(node.path("turns"), where)));
+            }
+            JsonNode exhausted = node.has("whenExhausted") ? node.get("whenExhausted") : defaultExhausted;
+            scripts.put(
+                    agent.getKey(),
+                    new AgentScript(
+                            variants,
+                            Duration.ofMillis(node.path("latencyMillis").asLong(defaultLatency)),
+                            exhausted == null || exhausted.isNull() ? null : exhausted.asString()));
+        }
+        return new ScriptedModel(scripts);
+    }
+
+    private static List<ScriptedTurn> turns(JsonNode turns, String where) {
+        if (!turns.isArray()) {
+            throw new IllegalArgumentException(where + ".turns must be a list");
+        }
+        List<ScriptedTurn> out = new ArrayList<>();
+        int t = 0;
+        for (JsonNode turn : turns) {
+            List<ScriptedCall> calls = new ArrayList<>();
+            for (JsonNode call : turn.path("toolCalls")) {
+                JsonNode name = call.get("name");
+                if (name == null || !name.isString()) {
+                    throw new IllegalArgumentException(where + ".turns[" + t + "]: every tool call needs a name");
+                }
+                JsonNode id = call.get("id");
+                JsonNode args = call.get("arguments");
+                calls.add(new ScriptedCall(
+                        id == null || id.isNull() ? null : id.asString(),
+                        name.asString(),
+                        args == null || args.isNull() ? JsonNodeFactory.instance.objectNode() : args));
+            }
+            JsonNode text = turn.get("text");
+            JsonNode latency = turn.get("latencyMillis");
+            JsonNode usage = turn.get("usage");
+            JsonNode fail = turn.get("fail");
+            out.add(new ScriptedTurn(
+                    text == null || text.isNull() ? null : text.asString(),
+                    calls,
+                    latency == null ? null : Duration.ofMillis(latency.asLong()),
+                    usage == null
+                            ? null
+                            : new TokenUsage(
+                                    usage.path("input").asLong(0),
+                                    usage.path("output").asLong(0)),
+                    fail == null || fail.isNull() ? null : fail.asString()));
+            t++;
+        }
+        return out;
+    }
+
+    @Override
+    public ModelResponse call(ModelRequest request) throws InterruptedException {
+        if (recordRequests) {
+            requests.add(request);
+        }
+        AgentScript script = scripts.get(request.agent());
+        if (script == null) {
+            throw new ModelException(
+                    "no_script", "the scripted model has no script for agent '" + request.agent() + "'");
+        }
+        Conversation conversation = Conversation.of(request.messages());
+        AgentScript.Variant variant = choose(script, conversation.input());
+        if (variant == null) {
+            throw new ModelException(
+                    "no_script", "no script variant of agent '" + request.agent() + "' matches its task");
+        }
+        int index = conversation.turn();
+        ScriptedTurn turn;
+        if (index < variant.turns().size()) {
+            turn = variant.turns().get(index);
+        } else if (script.whenExhausted() != null) {
+            turn = ScriptedTurn.text(script.whenExhausted());
+        } else {
+            throw new ModelException(
+                    "script_exhausted",
+                    "the script of agent '" + request.agent() + "' has "
+                            + variant.turns().size() + " turns; turn " + (index + 1) + " was requested");
+        }
+        Duration latency = turn.latency() != null ? turn.latency() : script.latency();
+        if (!latency.isZero()) {
+            Thread.sleep(latency);
+        }
+        if (turn.failure() != null) {
+            throw new ModelException("scripted_failure", turn.failure());
+        }
+        String text = turn.text() == null ? null : conversation.render(turn.text());
+        List<ToolCall> calls = new ArrayList<>(turn.toolCalls().size());
+        for (int k = 0; k < turn.toolCalls().size(); k++) {
+            ScriptedCall call = turn.toolCalls().get(k);
+            String id = call.id() != null ? call.id() : "call_" + (index + 1) + "_" + (k + 1);
+            calls.add(new ToolCall(id, call.name(), conversation.render(call.arguments())));
+        }
+        TokenUsage usage = turn.usage();
+        if (usage == null) {
+            long output = text == null ? 0 : TokenEstimator.ofText(text);
+            for (ToolCall call : calls) {
+                output += TokenEstimator.ofText(call.name())
+                        + TokenEstimator.ofText(call.arguments().toString());
+            }
+            usage = new TokenUsage(
+                    TokenEstimator.CHARACTERS_DIV_4.estimate(request.messages(), request.tools()), output);
+        }
+        if (usage.outputTokens() > request.maxOutputTokens()) {
+            // What a provider does at its max-tokens limit: stop there and say so.
+            return new ModelResponse(text, calls, new TokenUsage(usage.inputTokens(), request.maxOutputTokens()), true);
+        }
+        return new ModelResponse(text, calls, usage);
+    }
+
+    private static AgentScript.@Nullable Variant choose(AgentScript script, String input) {
+        for (AgentScript.Variant v : script.variants()) {
+            if (v.when() == null || input.contains(v.when())) {
+                return v;
+            }
+        }
+        return null;
+    }
+
+    /** Every request received, in arrival order. */
+    public List<ModelRequest> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** The requests an agent's sessions sent. */
+    public List<ModelRequest> requestsOf(String agent) {
+        List<ModelRequest> out = new ArrayList<>();
+        for (ModelRequest r : requests) {
+            if (r.agent().equals(agent)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** What the templates of one reply can quote. */
+    private record Conversation(String input, int turn, List<ToolResultMessage> lastResults) {
+
+        static Conversation of(List<Message> messages) {
+            String input = "";
+            int turn = 0;
+            for (Message m : messages) {
+                if (m instanceof UserMessage u && input.isEmpty()) {
+                    input = u.text();
+                } else if (m instanceof AssistantMessage) {
+                    turn++;
+                }
+            }
+            List<ToolResultMessage> results = new ArrayList<>();
+            for (int i = messages.size() - 1; i >= 0 && messages.get(i) instanceof ToolResultMessage r; i--) {
+                results.addFirst(r);
+            }
+            return new Conversation(input, turn, results);
+        }
+
+        String render(String template) {
+            if (!template.contains("{{")) {
+                return template;
+            }
+            Matcher m = TEMPLATE.matcher(template);
+            StringBuilder out = new StringBuilder();
+            while (m.find()) {
+                String value = resolve(m.group(1));
+                m.appendReplacement(out, Matcher.quoteReplacement(value == null ? m.group() : value));
+            }
+            m.appendTail(out);
+            return out.toString();
+        }
+
+        JsonNode render(JsonNode node) {
+            if (node.isString()) {
+                return JsonNodeFactory.instance.stringNode(render(node.asString()));
+            }
+            if (node.isObject()) {
+                ObjectNode copy = JsonNodeFactory.instance.objectNode();
+                for (Map.Entry<String, JsonNode> e : node.properties()) {
+                    copy.set(e.getKey(), render(e.getValue()));
+                }
+                return copy;
+            }
+            if (node.isArray()) {
+                ArrayNode copy = JsonNodeFactory.instance.arrayNode();
+                for (JsonNode e : node) {
+                    copy.add(render(e));
+                }
+                return copy;
+            }
+            return node;
+        }
+
+        private @Nullable String resolve(String reference) {
+            if (reference.equals("input")) {
+                return input;
+            }
+            if (reference.equals("results")) {
+                StringBuilder all = new StringBuilder();
+                for (ToolResultMessage r : lastResults) {
+                    if (!all.isEmpty()) {
+                        all.append('\n');
+                    }
+                    all.append(r.toolName()).append(": ").append(r.content());
+                }
+                return all.toString();
+            }
+            if (reference.startsWith("result[")) {
+                int i = Integer.parseInt(reference.substring(7, reference.length() - 1));
+                return i < lastResults.size() ? lastResults.get(i).content() : null;
+            }
+            if (reference.startsWith("results.")) {
+                String name = reference.substring(8);
+                StringBuilder joined = new StringBuilder();
+                boolean found = false;
+                for (Iterator<ToolResultMessage> it = lastResults.iterator(); it.hasNext(); ) {
+                    ToolResultMessage r = it.next();
+                    if (r.toolName().equals(name)) {
+                        if (found) {
+                            joined.append('\n');
+                        }
+                        joined.append(r.content());
+                        found = true;
+                    }
+                }
+                return found ? joined.toString() : null;
+            }
+            return null;
+        }
+    }
+}
