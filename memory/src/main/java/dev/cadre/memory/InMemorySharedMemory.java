@@ -1,0 +1,183 @@
+package dev.cadre.memory;
+
+import dev.cadre.memory.internal.ChangeSignal;
+import dev.cadre.memory.internal.PollingSubscription;
+import dev.cadre.memory.internal.WriteRequest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Shared memory held in this process: thread-safe, complete (history, change log, request ids) and
+ * lost when the process ends. For tests, single-process tools and as the reference for the other
+ * backends. Writes are serialised by one lock (they take microseconds); reads never block.
+ */
+public final class InMemorySharedMemory extends AbstractSharedMemory {
+
+    private record Id(String namespace, String key) implements Comparable<Id> {
+        @Override
+        public int compareTo(Id o) {
+            int c = namespace.compareTo(o.namespace);
+            return c != 0 ? c : key.compareTo(o.key);
+        }
+    }
+
+    private record Recorded(String fingerprint, WriteOutcome outcome) {}
+
+    private final Object writeLock = new Object();
+    /** Latest version of each entry, tombstones included; readable without the lock. */
+    private final ConcurrentSkipListMap<Id, MemoryVersion> latest = new ConcurrentSkipListMap<>();
+
+    private final Map<Id, List<MemoryVersion>> histories = new HashMap<>();
+    private final List<MemoryChange> log = new ArrayList<>();
+    private final Map<String, Recorded> requests = new HashMap<>();
+    private final ChangeSignal signal = new ChangeSignal();
+    private final List<Subscription> subscriptions = new ArrayList<>();
+
+    public InMemorySharedMemory() {
+        this(MemoryOptions.defaults());
+    }
+
+    public InMemorySharedMemory(MemoryOptions options) {
+        super(options);
+    }
+
+    @Override
+    Optional<MemoryEntry> readEntry(String namespace, String key, boolean consistent) {
+        MemoryVersion v = latest.get(new Id(namespace, key));
+        return v == null || v.value() == null ? Optional.empty() : Optional.of(toEntry(v));
+    }
+
+    @Override
+    WriteOutcome write(WriteRequest request) {
+        WriteOutcome outcome;
+        synchronized (writeLock) {
+            if (request.requestId() != null) {
+                Recorded earlier = requests.get(request.requestId());
+                if (earlier != null) {
+                    return replay(earlier, request);
+                }
+            }
+            Id id = new Id(request.namespace(), request.key());
+            MemoryVersion current = latest.get(id);
+            long currentVersion = current == null ? 0 : current.version();
+            boolean live = current != null && current.value() != null;
+            boolean matches =
+                    request.expectedVersion() == 0 ? !live : live && currentVersion == request.expectedVersion();
+            if (matches) {
+                long next = currentVersion + 1;
+                MemoryVersion written = new MemoryVersion(
+                        request.namespace(), request.key(), next, request.value(), request.at(), request.writer());
+                latest.put(id, written);
+                histories.computeIfAbsent(id, k -> new ArrayList<>()).add(written);
+                log.add(new MemoryChange(
+                        log.size() + 1L,
+                        written.namespace(),
+                        written.key(),
+                        next,
+                        written.value(),
+                        written.updatedAt(),
+                        written.updatedBy()));
+                outcome = new WriteOutcome.Written(next);
+            } else {
+                outcome = new WriteOutcome.Conflict(currentVersion, live ? toEntry(current) : null);
+            }
+            if (request.requestId() != null) {
+                requests.put(request.requestId(), new Recorded(request.fingerprint(), outcome));
+            }
+        }
+        if (outcome instanceof WriteOutcome.Written) {
+            signal.signal();
+        }
+        return outcome;
+    }
+
+    private static WriteOutcome replay(Recorded earlier, WriteRequest request) {
+        if (!earlier.fingerprint().equals(request.fingerprint())) {
+            throw new InvalidMemoryRequestException(
+                    "requestId", "'" + request.requestId() + "' was already used for a different write");
+        }
+        return earlier.outcome();
+    }
+
+    @Override
+    List<MemoryVersion> readHistory(String namespace, String key) {
+        synchronized (writeLock) {
+            return List.copyOf(histories.getOrDefault(new Id(namespace, key), List.of()));
+        }
+    }
+
+    @Override
+    EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit) {
+        String from = afterKey != null && afterKey.compareTo(prefix) >= 0 ? afterKey : prefix;
+        boolean inclusive = afterKey == null || afterKey.compareTo(prefix) < 0;
+        NavigableMap<Id, MemoryVersion> tail = latest.tailMap(new Id(namespace, from), inclusive);
+        List<MemoryEntry> entries = new ArrayList<>();
+        boolean more = false;
+        for (var e : tail.entrySet()) {
+            Id id = e.getKey();
+            if (!id.namespace().equals(namespace) || !id.key().startsWith(prefix)) {
+                break;
+            }
+            if (e.getValue().value() == null) {
+                continue;
+            }
+            if (entries.size() == limit) {
+                more = true;
+                break;
+            }
+            entries.add(toEntry(e.getValue()));
+        }
+        return new EntryPage(entries, more ? entries.getLast().key() : null);
+    }
+
+    @Override
+    List<MemoryChange> readChanges(long cursor, int limit) {
+        synchronized (writeLock) {
+            int from = (int) Math.min(cursor, log.size());
+            int to = Math.min(log.size(), from + limit);
+            return List.copyOf(log.subList(from, to));
+        }
+    }
+
+    @Override
+    public long latestCursor() {
+        synchronized (writeLock) {
+            return log.size();
+        }
+    }
+
+    @Override
+    public Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
+        validation.cursor(cursor);
+        var subscription =
+                new PollingSubscription(this::readChanges, signal, options.relayPollInterval(), cursor, consumer);
+        synchronized (subscriptions) {
+            subscriptions.add(subscription);
+        }
+        return subscription;
+    }
+
+    @Override
+    public MemoryHealth health() {
+        return MemoryHealth.up("in-memory");
+    }
+
+    @Override
+    public void close() {
+        synchronized (subscriptions) {
+            subscriptions.forEach(Subscription::close);
+            subscriptions.clear();
+        }
+    }
+
+    private static MemoryEntry toEntry(MemoryVersion v) {
+        return new MemoryEntry(v.namespace(), v.key(), v.value(), v.version(), v.updatedAt(), v.updatedBy());
+    }
+}
