@@ -1,0 +1,523 @@
+package dev.cadre.agent.workflow;
+
+import dev.cadre.agent.Failure;
+import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.OutcomeStatus;
+import dev.cadre.agent.TokenUsage;
+import dev.cadre.agent.approval.ApprovalDecision;
+import dev.cadre.agent.approval.ApprovalGate;
+import dev.cadre.agent.approval.ApprovalKind;
+import dev.cadre.agent.approval.ApprovalRequest;
+import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.run.RunObserver;
+import dev.cadre.agent.run.RunOutcome;
+import dev.cadre.agent.run.RunRequest;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Runs {@link Workflow}s with an {@link AgentRunner}: every agent step is an ordinary run of that
+ * agent (its own loop, budget, spans and events) with session id {@code <runId>/<agent>#n}; a human
+ * tie-break goes through the approval gate ({@link ApprovalKind#TIE_BREAK}).
+ */
+public final class WorkflowRunner {
+
+    private final AgentRunner runner;
+    private final ApprovalGate humans;
+
+    /** A runner using {@code runner} for agent steps and {@code humans} for tie-breaks. */
+    public WorkflowRunner(AgentRunner runner, ApprovalGate humans) {
+        this.runner = Objects.requireNonNull(runner);
+        this.humans = Objects.requireNonNull(humans);
+    }
+
+    /** Checks that every agent a workflow names exists; call it at start-up on configured workflows. */
+    public void validate(Workflow workflow) {
+        switch (workflow) {
+            case Workflow.AgentStep s -> requireAgent(s.name(), s.agent());
+            case Workflow.Sequence s -> s.steps().forEach(this::validate);
+            case Workflow.MapReduce m -> m.agents().forEach(a -> requireAgent(m.name(), a));
+            case Workflow.Debate d -> d.participants().forEach(a -> requireAgent(d.name(), a));
+            case Workflow.Split s -> requireAgent(s.name(), s.agent());
+            case Workflow.Handoff h -> h.agents().forEach(a -> requireAgent(h.name(), a));
+        }
+    }
+
+    private void requireAgent(String workflow, String agent) {
+        if (!runner.tree().contains(agent)) {
+            throw new IllegalArgumentException("workflow '" + workflow + "': unknown agent '" + agent + "'");
+        }
+    }
+
+    /** Runs the workflow on {@code input}; agent events go to {@code observer}. */
+    public WorkflowOutcome run(String runId, Workflow workflow, String input, RunObserver observer)
+            throws InterruptedException {
+        validate(workflow);
+        return new Execution(runId, observer).exec(workflow, input);
+    }
+
+    private final class Execution {
+        private final String runId;
+        private final RunObserver observer;
+        private final Map<String, AtomicInteger> counters = new ConcurrentHashMap<>();
+
+        Execution(String runId, RunObserver observer) {
+            this.runId = runId;
+            this.observer = observer;
+        }
+
+        WorkflowOutcome exec(Workflow workflow, String input) throws InterruptedException {
+            return switch (workflow) {
+                case Workflow.AgentStep s -> agent(s.name(), s.agent(), input);
+                case Workflow.Sequence s -> sequence(s, input);
+                case Workflow.MapReduce m -> mapReduce(m, input);
+                case Workflow.Debate d -> debate(d, input);
+                case Workflow.Split s -> split(s, input);
+                case Workflow.Handoff h -> handoff(h, input);
+            };
+        }
+
+        private String nextSession(String agent) {
+            return runId + "/" + agent + "#"
+                    + counters.computeIfAbsent(agent, a -> new AtomicInteger()).incrementAndGet();
+        }
+
+        private StepOutcome step(String label, String agent, String input) throws InterruptedException {
+            return step(label, agent, input, nextSession(agent));
+        }
+
+        /** Runs steps concurrently; session numbers are taken first, so they follow item order. */
+        private <T> List<StepOutcome> concurrentSteps(
+                List<T> items,
+                int parallelism,
+                String label,
+                java.util.function.Function<T, String> agentOf,
+                java.util.function.Function<T, String> inputOf)
+                throws InterruptedException {
+            List<String> sessions = new ArrayList<>();
+            for (T item : items) {
+                sessions.add(nextSession(agentOf.apply(item)));
+            }
+            List<Integer> indices =
+                    java.util.stream.IntStream.range(0, items.size()).boxed().toList();
+            return concurrently(
+                    indices,
+                    parallelism,
+                    i -> step(label, agentOf.apply(items.get(i)), inputOf.apply(items.get(i)), sessions.get(i)));
+        }
+
+        private StepOutcome step(String label, String agent, String input, String sessionId)
+                throws InterruptedException {
+            RunOutcome o = runner.run(new RunRequest(runId, sessionId, agent, input, null), observer);
+            return new StepOutcome(label, agent, sessionId, o.status(), o.finalText(), o.failure(), o.usage());
+        }
+
+        private WorkflowOutcome agent(String label, String agent, String input) throws InterruptedException {
+            StepOutcome s = step(label, agent, input);
+            return new WorkflowOutcome(
+                    label, s.status(), s.text(), s.failure(), List.of(s), List.of(), Map.of(), null, s.usage());
+        }
+
+        private WorkflowOutcome sequence(Workflow.Sequence sequence, String mission) throws InterruptedException {
+            List<StepOutcome> steps = new ArrayList<>();
+            TokenUsage usage = TokenUsage.ZERO;
+            Baton baton = null;
+            String previous = null;
+            String text = null;
+            for (Workflow step : sequence.steps()) {
+                String input =
+                        baton == null ? mission : mission + "\n\nBaton from " + previous + ":\n" + baton.render();
+                WorkflowOutcome out = exec(step, input);
+                steps.addAll(out.steps());
+                usage = usage.plus(out.usage());
+                if (out.status() != OutcomeStatus.OK) {
+                    // Later steps build on this one's baton: going on would build on nothing.
+                    return new WorkflowOutcome(
+                            sequence.name(),
+                            out.status(),
+                            null,
+                            out.failure(),
+                            steps,
+                            List.of(),
+                            Map.of(),
+                            baton,
+                            usage);
+                }
+                text = out.text();
+                baton = batonOf(text);
+                previous = step.name();
+            }
+            return new WorkflowOutcome(
+                    sequence.name(), OutcomeStatus.OK, text, null, steps, List.of(), Map.of(), baton, usage);
+        }
+
+        private WorkflowOutcome mapReduce(Workflow.MapReduce m, String input) throws InterruptedException {
+            List<StepOutcome> steps = concurrentSteps(m.agents(), m.agents().size(), m.name(), a -> a, a -> input);
+            List<Finding> all = new ArrayList<>();
+            List<String> failed = new ArrayList<>();
+            TokenUsage usage = TokenUsage.ZERO;
+            for (StepOutcome s : steps) {
+                usage = usage.plus(s.usage());
+                if (s.status() == OutcomeStatus.OK) {
+                    all.addAll(Findings.parse(s.agent(), s.text()));
+                } else {
+                    failed.add(s.agent() + ": "
+                            + (s.failure() == null
+                                    ? s.status().wireName()
+                                    : s.failure().category() + ": "
+                                            + s.failure().message()));
+                }
+            }
+            Findings.Aggregated aggregated = Findings.aggregate(all);
+            StringBuilder report = new StringBuilder(Findings.render(aggregated));
+            failed.forEach(f -> report.append("\n[failed] ").append(f));
+            Failure failure = failed.isEmpty()
+                    ? null
+                    : new Failure(
+                            FailureCategory.EXECUTION_ERROR,
+                            "workers_failed",
+                            failed.size() + " of " + steps.size() + " workers failed: " + String.join("; ", failed));
+            return new WorkflowOutcome(
+                    m.name(),
+                    failed.isEmpty() ? OutcomeStatus.OK : OutcomeStatus.FAILED,
+                    report.toString(),
+                    failure,
+                    steps,
+                    aggregated.sorted(),
+                    aggregated.byTarget(),
+                    null,
+                    usage);
+        }
+
+        private WorkflowOutcome debate(Workflow.Debate d, String topic) throws InterruptedException {
+            List<StepOutcome> steps = new ArrayList<>();
+            TokenUsage usage = TokenUsage.ZERO;
+            List<Position> positions = List.of();
+            for (int round = 1; round <= d.maxRounds(); round++) {
+                StringBuilder prompt = new StringBuilder(topic);
+                if (!positions.isEmpty()) {
+                    prompt.append("\n\nPositions of round ").append(round - 1).append(':');
+                    positions.forEach(p -> prompt.append("\n- ").append(p.render()));
+                }
+                prompt.append("\n\nRound ")
+                        .append(round)
+                        .append(" of ")
+                        .append(d.maxRounds())
+                        .append(". Answer {\"verdict\": ..., \"confidence\": 0..1, \"argument\": ...}.");
+                String roundInput = prompt.toString();
+                List<StepOutcome> round_ =
+                        concurrentSteps(d.participants(), d.participants().size(), d.name(), a -> a, a -> roundInput);
+                steps.addAll(round_);
+                List<Position> next = new ArrayList<>();
+                for (StepOutcome s : round_) {
+                    usage = usage.plus(s.usage());
+                    if (s.status() == OutcomeStatus.OK) {
+                        next.add(Position.of(s.agent(), s.text()));
+                    }
+                }
+                positions = next;
+                Map<String, Integer> votes = votes(positions);
+                String leader = leader(votes);
+                if (leader != null
+                        && votes.get(leader)
+                                >= d.consensusThreshold() * d.participants().size()) {
+                    return new WorkflowOutcome(
+                            d.name(), OutcomeStatus.OK, leader, null, steps, List.of(), Map.of(), null, usage);
+                }
+            }
+            return tieBreak(d, positions, steps, usage);
+        }
+
+        private WorkflowOutcome tieBreak(
+                Workflow.Debate d, List<Position> positions, List<StepOutcome> steps, TokenUsage usage)
+                throws InterruptedException {
+            Map<String, Integer> votes = votes(positions);
+            String leader = leader(votes);
+            ObjectNode args = JsonNodeFactory.instance.objectNode();
+            ArrayNode options = args.putArray("options");
+            votes.keySet().forEach(options::add);
+            List<String> plan = positions.stream().map(Position::render).toList();
+            ApprovalRequest request = new ApprovalRequest(
+                    ApprovalKind.TIE_BREAK,
+                    runId,
+                    runId,
+                    d.name(),
+                    d.name() + "-tie-break",
+                    "debate_tie_break",
+                    args,
+                    "Debate '" + d.name() + "' found no consensus in " + d.maxRounds()
+                            + " rounds: choose the verdict (approve = " + leader + ", or edit {\"verdict\": ...})",
+                    String.join("\n", plan),
+                    leader == null
+                            ? null
+                            : (double) votes.get(leader) / d.participants().size(),
+                    plan);
+            ApprovalDecision decision;
+            try {
+                decision = humans.request(request).toCompletableFuture().get();
+            } catch (ExecutionException e) {
+                decision = new ApprovalDecision.Expired();
+            }
+            return switch (decision) {
+                case ApprovalDecision.Approved a ->
+                    new WorkflowOutcome(
+                            d.name(),
+                            leader == null ? OutcomeStatus.FAILED : OutcomeStatus.OK,
+                            leader,
+                            leader == null
+                                    ? new Failure(
+                                            FailureCategory.EXECUTION_ERROR,
+                                            "no_positions",
+                                            "no participant stated a position")
+                                    : null,
+                            steps,
+                            List.of(),
+                            Map.of(),
+                            null,
+                            usage);
+                case ApprovalDecision.ApprovedWithEdits e ->
+                    new WorkflowOutcome(
+                            d.name(),
+                            OutcomeStatus.OK,
+                            e.arguments().path("verdict").asString(leader == null ? "" : leader),
+                            null,
+                            steps,
+                            List.of(),
+                            Map.of(),
+                            null,
+                            usage);
+                case ApprovalDecision.Rejected r ->
+                    new WorkflowOutcome(
+                            d.name(), OutcomeStatus.DENIED, null, null, steps, List.of(), Map.of(), null, usage);
+                case ApprovalDecision.Expired x ->
+                    new WorkflowOutcome(
+                            d.name(),
+                            OutcomeStatus.FAILED,
+                            null,
+                            new Failure(
+                                    FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
+                                    "tie_break_expired",
+                                    "debate '" + d.name() + "' had no consensus and no human broke the tie in time"),
+                            steps,
+                            List.of(),
+                            Map.of(),
+                            null,
+                            usage);
+            };
+        }
+
+        private WorkflowOutcome split(Workflow.Split s, String mission) throws InterruptedException {
+            List<String> chunks = Missions.split(mission, s.maxChunkChars());
+            List<StepOutcome> steps =
+                    concurrentSteps(chunks, s.parallelism(), s.name(), chunk -> s.agent(), chunk -> chunk);
+            TokenUsage usage = TokenUsage.ZERO;
+            int ok = 0;
+            StringBuilder report = new StringBuilder();
+            for (StepOutcome step : steps) {
+                usage = usage.plus(step.usage());
+                boolean fine = step.status() == OutcomeStatus.OK;
+                ok += fine ? 1 : 0;
+                report.append("\n- [")
+                        .append(step.status().wireName())
+                        .append("] ")
+                        .append(step.sessionId())
+                        .append(": ")
+                        .append(
+                                fine
+                                        ? step.text()
+                                        : step.failure() == null
+                                                ? ""
+                                                : step.failure().category() + ": "
+                                                        + step.failure().message());
+            }
+            String text = "subagents " + ok + "/" + steps.size() + " ok" + report;
+            Failure failure = ok == steps.size()
+                    ? null
+                    : new Failure(
+                            FailureCategory.EXECUTION_ERROR,
+                            "chunks_failed",
+                            (steps.size() - ok) + " of " + steps.size() + " chunks failed");
+            return new WorkflowOutcome(
+                    s.name(),
+                    failure == null ? OutcomeStatus.OK : OutcomeStatus.FAILED,
+                    text,
+                    failure,
+                    steps,
+                    List.of(),
+                    Map.of(),
+                    null,
+                    usage);
+        }
+
+        private WorkflowOutcome handoff(Workflow.Handoff h, String request) throws InterruptedException {
+            List<StepOutcome> steps = new ArrayList<>();
+            TokenUsage usage = TokenUsage.ZERO;
+            String agent = h.agents().getFirst();
+            String input = request;
+            Baton baton = null;
+            for (int handoffs = 0; ; handoffs++) {
+                StepOutcome s = step(h.name(), agent, input);
+                steps.add(s);
+                usage = usage.plus(s.usage());
+                if (s.status() != OutcomeStatus.OK) {
+                    return new WorkflowOutcome(
+                            h.name(), s.status(), null, s.failure(), steps, List.of(), Map.of(), baton, usage);
+                }
+                JsonNode directive = handoffDirective(s.text());
+                if (directive == null) {
+                    return new WorkflowOutcome(
+                            h.name(), OutcomeStatus.OK, s.text(), null, steps, List.of(), Map.of(), baton, usage);
+                }
+                String to = directive.path("to").asString("");
+                Failure refused = null;
+                if (!h.agents().contains(to)) {
+                    refused = new Failure(
+                            FailureCategory.ORCHESTRATION_ERROR,
+                            "unknown_handoff_target",
+                            agent + " handed off to '" + to + "', which is not part of handoff '" + h.name() + "'");
+                } else if (handoffs >= h.maxHandoffs()) {
+                    refused = new Failure(
+                            FailureCategory.ORCHESTRATION_ERROR,
+                            "handoff_limit",
+                            "handoff '" + h.name() + "' reached its limit of " + h.maxHandoffs() + " handoffs");
+                }
+                if (refused != null) {
+                    return new WorkflowOutcome(
+                            h.name(), OutcomeStatus.FAILED, null, refused, steps, List.of(), Map.of(), baton, usage);
+                }
+                baton = batonFrom(directive);
+                input = request + "\n\nHandoff from " + agent + ":\n" + baton.render();
+                agent = to;
+            }
+        }
+    }
+
+    private interface StepFn<T> {
+        StepOutcome apply(T item) throws InterruptedException;
+    }
+
+    /** Runs one step per item on virtual threads, at most {@code parallelism} at once, results in item order. */
+    private static <T> List<StepOutcome> concurrently(List<T> items, int parallelism, StepFn<T> fn)
+            throws InterruptedException {
+        Semaphore slots = new Semaphore(parallelism);
+        List<Future<StepOutcome>> futures = new ArrayList<>();
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (T item : items) {
+                futures.add(executor.submit(() -> {
+                    slots.acquire();
+                    try {
+                        return fn.apply(item);
+                    } finally {
+                        slots.release();
+                    }
+                }));
+            }
+            List<StepOutcome> out = new ArrayList<>(items.size());
+            for (Future<StepOutcome> f : futures) {
+                try {
+                    out.add(f.get());
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("a workflow step failed unexpectedly", e.getCause());
+                }
+            }
+            return out;
+        }
+    }
+
+    private record Position(String agent, String verdict, double confidence, String argument) {
+        static Position of(String agent, @Nullable String text) {
+            JsonNode json = Findings.json(text);
+            if (json != null && json.isObject() && json.has("verdict")) {
+                return new Position(
+                        agent,
+                        json.path("verdict").asString(""),
+                        json.path("confidence").asDouble(0.5),
+                        json.path("argument").asString(""));
+            }
+            String t = text == null ? "" : text.strip();
+            int nl = t.indexOf('\n');
+            return new Position(agent, nl < 0 ? t : t.substring(0, nl), 0.5, nl < 0 ? "" : t.substring(nl + 1));
+        }
+
+        String render() {
+            return agent + ": " + verdict + " (confidence " + confidence + ")"
+                    + (argument.isBlank() ? "" : " - " + argument);
+        }
+    }
+
+    private static Map<String, Integer> votes(List<Position> positions) {
+        Map<String, Integer> votes = new LinkedHashMap<>();
+        for (Position p : positions) {
+            votes.merge(p.verdict().strip().toLowerCase(Locale.ROOT), 1, Integer::sum);
+        }
+        return votes;
+    }
+
+    private static @Nullable String leader(Map<String, Integer> votes) {
+        String best = null;
+        for (Map.Entry<String, Integer> e : votes.entrySet()) {
+            if (best == null || e.getValue() > votes.get(best)) {
+                best = e.getKey();
+            }
+        }
+        return best;
+    }
+
+    private static @Nullable JsonNode handoffDirective(@Nullable String text) {
+        JsonNode json = Findings.json(text);
+        return json != null && json.isObject() && json.path("handoff").isObject() ? json.get("handoff") : null;
+    }
+
+    /** A baton from a step's answer: its {@code baton} object, its own baton fields, or its text as the one decision. */
+    static Baton batonOf(@Nullable String text) {
+        JsonNode json = Findings.json(text);
+        if (json != null && json.isObject()) {
+            JsonNode node = json.path("baton").isObject() ? json.get("baton") : json;
+            if (node.has("decisions") || node.has("next_focus") || node.has("reasons")) {
+                return batonFrom(node);
+            }
+        }
+        String t = text == null ? "" : text.strip();
+        return new Baton(
+                t.isEmpty() ? List.of() : List.of(t.length() > 1000 ? t.substring(0, 1000) + "…" : t),
+                List.of(),
+                List.of(),
+                "");
+    }
+
+    private static Baton batonFrom(JsonNode node) {
+        List<String> decisions = strings(node.path("decisions"));
+        if (decisions.isEmpty() && node.path("summary").isString()) {
+            decisions = List.of(node.path("summary").asString());
+        }
+        return new Baton(
+                decisions,
+                strings(node.path("reasons")),
+                strings(node.path("constraints")),
+                node.path("next_focus").asString(""));
+    }
+
+    private static List<String> strings(JsonNode node) {
+        List<String> out = new ArrayList<>();
+        if (node.isArray()) {
+            node.forEach(n -> out.add(n.asString()));
+        } else if (node.isString()) {
+            out.add(node.asString());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,241 @@
+package dev.cadre.agent.workflow;
+
+import static dev.cadre.agent.testing.Fixtures.agent;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.agent.AgentTree;
+import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.OutcomeStatus;
+import dev.cadre.agent.approval.ApprovalDecision;
+import dev.cadre.agent.approval.ApprovalGate;
+import dev.cadre.agent.approval.ApprovalKind;
+import dev.cadre.agent.approval.ApprovalRequest;
+import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.scripted.ScriptedModel;
+import dev.cadre.agent.testing.Fixtures;
+import dev.cadre.agent.testing.Recorder;
+import dev.cadre.agent.tool.ToolRegistry;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class WorkflowTest {
+
+    private static final String SCRIPT = """
+            {"agents": {
+              "triage": {"turns": [{"text": "{\\"baton\\": {\\"decisions\\": [\\"db is the suspect\\"], \\"reasons\\": [\\"p99 comes from db\\"], \\"constraints\\": [\\"no restart before 18:00\\"], \\"next_focus\\": \\"slow queries\\"}}"}]},
+              "dba": {"turns": [{"text": "dba read: {{input}}"}]},
+              "security": {"turns": [{"text": "{\\"findings\\": [{\\"id\\": \\"s1\\", \\"severity\\": \\"high\\", \\"category\\": \\"auth\\", \\"target\\": \\"api\\", \\"description\\": \\"Token  never expires\\", \\"suggestion\\": \\"set ttl\\", \\"confidence\\": 0.9}, {\\"id\\": \\"s2\\", \\"severity\\": \\"low\\", \\"category\\": \\"tls\\", \\"target\\": \\"db\\", \\"description\\": \\"old cipher\\", \\"confidence\\": 0.6}]}"}]},
+              "performance": {"turns": [{"text": "[{\\"id\\": \\"p1\\", \\"severity\\": \\"critical\\", \\"category\\": \\"latency\\", \\"target\\": \\"db\\", \\"description\\": \\"missing index\\", \\"confidence\\": 0.8}, {\\"id\\": \\"p2\\", \\"severity\\": \\"high\\", \\"category\\": \\"auth\\", \\"target\\": \\"api\\", \\"description\\": \\"token never expires\\", \\"confidence\\": 0.7}]"}]},
+              "sre": {"variants": [{"when": "Round 1 of", "turns": [{"text": "{\\"verdict\\": \\"rollback\\", \\"confidence\\": 0.7}"}]},
+                                   {"turns": [{"text": "{\\"verdict\\": \\"rollback\\", \\"confidence\\": 0.8}"}]}]},
+              "dev": {"variants": [{"when": "Round 1 of", "turns": [{"text": "{\\"verdict\\": \\"hotfix\\", \\"confidence\\": 0.6}"}]},
+                                   {"turns": [{"text": "{\\"verdict\\": \\"Rollback\\", \\"confidence\\": 0.6, \\"argument\\": \\"convinced\\"}"}]}]},
+              "stubborn": {"turns": [{"text": "{\\"verdict\\": \\"hotfix\\"}"}]},
+              "checker": {"turns": [{"text": "checked [{{input}}]"}]},
+              "frontdesk": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"billing\\", \\"summary\\": \\"customer disputes invoice 42\\", \\"next_focus\\": \\"refund\\"}}"}]},
+              "billing": {"turns": [{"text": "refund issued after reading: {{input}}"}]},
+              "ping": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"pong\\", \\"summary\\": \\"yours\\"}}"}]},
+              "pong": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"ping\\", \\"summary\\": \\"no, yours\\"}}"}]}}}
+            """;
+
+    private final ScriptedModel model = ScriptedModel.fromJson(SCRIPT);
+    private final List<ApprovalRequest> asked = new CopyOnWriteArrayList<>();
+
+    private WorkflowRunner workflows(AgentRunner runner, ApprovalDecision tieBreak) {
+        ApprovalGate gate = request -> {
+            asked.add(request);
+            return CompletableFuture.completedFuture(tieBreak);
+        };
+        return new WorkflowRunner(runner, gate);
+    }
+
+    private AgentRunner runner() {
+        List<AgentSpec> specs = List.of(
+                        "triage",
+                        "dba",
+                        "security",
+                        "performance",
+                        "sre",
+                        "dev",
+                        "stubborn",
+                        "checker",
+                        "frontdesk",
+                        "billing",
+                        "ping",
+                        "pong")
+                .stream()
+                .map(n -> agent(n).build())
+                .toList();
+        AgentTree tree = AgentTree.build(specs, ToolRegistry.empty(), ref -> model);
+        return AgentRunner.builder(tree).build();
+    }
+
+    @Test
+    void sequence_handsEachStepThePreviousStepsBaton() throws Exception {
+        try (AgentRunner runner = runner()) {
+            Workflow flow = new Workflow.Sequence(
+                    "incident",
+                    List.of(new Workflow.AgentStep("triage", "triage"), new Workflow.AgentStep("dba", "dba")));
+
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run("wf-seq", flow, "api slow", new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.text())
+                    .startsWith("dba read: api slow\n\nBaton from triage:\nDecisions:\n- db is the suspect")
+                    .contains(
+                            "Reasons:\n- p99 comes from db",
+                            "Constraints/assumptions:\n- no restart before 18:00",
+                            "Next focus: slow queries");
+            assertThat(out.steps())
+                    .extracting(StepOutcome::sessionId)
+                    .containsExactly("wf-seq/triage#1", "wf-seq/dba#1");
+        }
+    }
+
+    @Test
+    void mapReduce_sortsBySeverity_groupsByTarget_andRemovesDuplicates() throws Exception {
+        try (AgentRunner runner = runner()) {
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-mr",
+                            new Workflow.MapReduce("review", List.of("security", "performance")),
+                            "review release 7",
+                            new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.findings()).extracting(Finding::id).containsExactly("p1", "s1", "s2");
+            assertThat(out.findingsByTarget().keySet()).containsExactly("db", "api");
+            assertThat(out.findingsByTarget().get("db")).extracting(Finding::id).containsExactly("p1", "s2");
+            assertThat(out.text())
+                    .startsWith("3 findings (1 duplicates removed)\ndb:\n- [CRITICAL] latency: missing index");
+        }
+    }
+
+    @Test
+    void debate_endsAtConsensus_whenTheThresholdIsReached() throws Exception {
+        try (AgentRunner runner = runner()) {
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Expired())
+                    .run(
+                            "wf-debate",
+                            new Workflow.Debate("fix", List.of("sre", "dev"), 3, 0.8),
+                            "rollback or hotfix?",
+                            new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.text()).isEqualTo("rollback");
+            assertThat(out.steps()).hasSize(4);
+            assertThat(asked).isEmpty();
+            assertThat(model.requestsOf("dev").get(1).messages().get(1).toString())
+                    .contains("Positions of round 1:", "sre: rollback (confidence 0.7)");
+        }
+    }
+
+    @Test
+    void debate_withoutConsensus_escalatesToAHumanTieBreaker() throws Exception {
+        try (AgentRunner runner = runner()) {
+            Workflow.Debate debate = new Workflow.Debate("fix", List.of("sre", "stubborn"), 2, 0.8);
+
+            WorkflowOutcome chosen = workflows(
+                            runner,
+                            new ApprovalDecision.ApprovedWithEdits(
+                                    Fixtures.json("{\"verdict\":\"hotfix\"}"), "ops-lead"))
+                    .run("wf-tie", debate, "rollback or hotfix?", new Recorder());
+            WorkflowOutcome expired = workflows(runner, new ApprovalDecision.Expired())
+                    .run("wf-tie2", debate, "rollback or hotfix?", new Recorder());
+
+            assertThat(chosen.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(chosen.text()).isEqualTo("hotfix");
+            assertThat(asked.getFirst().kind()).isEqualTo(ApprovalKind.TIE_BREAK);
+            assertThat(asked.getFirst().arguments().path("options").toString()).contains("rollback", "hotfix");
+            assertThat(expired.status()).isEqualTo(OutcomeStatus.FAILED);
+            assertThat(expired.failure().category()).isEqualTo(FailureCategory.HUMAN_INTERVENTION_TIMEOUT);
+        }
+    }
+
+    @Test
+    void split_cutsALongMissionIntoBoundedChunks_andAggregatesInOrder() throws Exception {
+        String mission = "1. check Shanghai\n2. check Beijing\n\n3. check London\n4. check New York\n5. check Dubai";
+        assertThat(Missions.split(mission, 20))
+                .containsExactly(
+                        "1. check Shanghai",
+                        "2. check Beijing",
+                        "3. check London",
+                        "4. check New York",
+                        "5. check Dubai");
+        assertThat(Missions.split(mission, 40))
+                .containsExactly(
+                        "1. check Shanghai\n2. check Beijing", "3. check London\n4. check New York", "5. check Dubai");
+
+        try (AgentRunner runner = runner()) {
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run("wf-split", new Workflow.Split("weather", "checker", 20, 2), mission, new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.text())
+                    .isEqualTo(String.join(
+                            "\n",
+                            "subagents 5/5 ok",
+                            "- [ok] wf-split/checker#1: checked [1. check Shanghai]",
+                            "- [ok] wf-split/checker#2: checked [2. check Beijing]",
+                            "- [ok] wf-split/checker#3: checked [3. check London]",
+                            "- [ok] wf-split/checker#4: checked [4. check New York]",
+                            "- [ok] wf-split/checker#5: checked [5. check Dubai]"));
+        }
+    }
+
+    @Test
+    void handoff_passesControlWithABatonSummary_andStopsPingPong() throws Exception {
+        try (AgentRunner runner = runner()) {
+            WorkflowRunner workflows = workflows(runner, new ApprovalDecision.Approved(null));
+
+            WorkflowOutcome desk = workflows.run(
+                    "wf-h1",
+                    new Workflow.Handoff("desk", List.of("frontdesk", "billing"), 3),
+                    "my invoice is wrong",
+                    new Recorder());
+            WorkflowOutcome loop = workflows.run(
+                    "wf-h2", new Workflow.Handoff("loop", List.of("ping", "pong"), 3), "whose job?", new Recorder());
+
+            assertThat(desk.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(desk.text())
+                    .isEqualTo("refund issued after reading: my invoice is wrong\n\nHandoff from frontdesk:\n"
+                            + "Decisions:\n- customer disputes invoice 42\nNext focus: refund");
+            assertThat(loop.status()).isEqualTo(OutcomeStatus.FAILED);
+            assertThat(loop.failure().code()).isEqualTo("handoff_limit");
+            assertThat(loop.failure().category()).isEqualTo(FailureCategory.ORCHESTRATION_ERROR);
+            assertThat(loop.steps()).hasSize(4);
+        }
+    }
+
+    @Test
+    void workflows_areBuiltFromConfiguration_andValidatedAgainstTheAgents() throws Exception {
+        Workflow flow = Workflows.fromMap(Map.of(
+                "type", "sequence",
+                "name", "incident",
+                "steps",
+                        List.of(
+                                Map.of("type", "agent", "agent", "triage"),
+                                Map.of("type", "map_reduce", "agents", List.of("security", "performance")),
+                                Map.of("type", "debate", "participants", List.of("sre", "dev")),
+                                Map.of("type", "split", "agent", "checker", "maxChunkChars", 100),
+                                Map.of("type", "handoff", "agents", List.of("frontdesk", "billing")))));
+
+        assertThat(flow).isInstanceOf(Workflow.Sequence.class);
+        Workflow.Sequence seq = (Workflow.Sequence) flow;
+        assertThat(seq.steps().get(2)).isEqualTo(new Workflow.Debate("debate", List.of("sre", "dev"), 3, 0.8));
+        try (AgentRunner runner = runner()) {
+            WorkflowRunner workflows = workflows(runner, new ApprovalDecision.Approved(null));
+            workflows.validate(flow);
+            assertThatThrownBy(() -> workflows.validate(new Workflow.MapReduce("x", List.of("ghost"))))
+                    .hasMessageContaining("workflow 'x': unknown agent 'ghost'");
+        }
+        assertThatThrownBy(() -> Workflows.fromMap(Map.of("type", "parallel")))
+                .hasMessageContaining("workflow.type: expected one of");
+    }
+}
