@@ -65,6 +65,9 @@ public sealed interface Writer {
         if (value == null || value.isBlank()) {
             throw new InvalidMemoryRequestException(what, "must not be empty");
         }
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            throw new InvalidMemoryRequestException(what, "must not contain control characters");
+        }
         if (value.length() > 256) {
             throw new InvalidMemoryRequestException(what, "must be at most 256 characters, was " + value.length());
         }

@@ -19,7 +19,7 @@ import org.postgresql.PGNotification;
 public final class PgWake implements AutoCloseable {
 
     public static final String CHANNEL = "cadre_memory_outbox";
-    private static final Duration MIN_GAP = Duration.ofMillis(20);
+    private static final Duration MIN_GAP = Duration.ofMillis(100);
     private static final System.Logger LOG = System.getLogger(PgWake.class.getName());
 
     private final DataSource dataSource;

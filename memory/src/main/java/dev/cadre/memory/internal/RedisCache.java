@@ -5,7 +5,6 @@ import dev.cadre.memory.MemoryEntry;
 import dev.cadre.memory.MemoryOptions;
 import dev.cadre.memory.MemoryVersion;
 import dev.cadre.memory.Writer;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -48,9 +47,9 @@ public final class RedisCache implements AutoCloseable {
             if cur and tonumber(cur) >= tonumber(ARGV[2]) then return 0 end
             redis.call('DEL', KEYS[1])
             if ARGV[3] == '1' then
-              redis.call('HSET', KEYS[1], 'v', ARGV[2], 'val', ARGV[4], 'at', ARGV[5], 'wk', ARGV[6], 'wi', ARGV[7], 'wr', ARGV[8])
+              redis.call('HSET', KEYS[1], 'v', ARGV[2], 'e', ARGV[2] .. '\t' .. ARGV[5] .. '\t' .. ARGV[6] .. '\t' .. ARGV[7] .. '\t' .. ARGV[8] .. '\t' .. ARGV[4])
             else
-              redis.call('HSET', KEYS[1], 'v', ARGV[2])
+              redis.call('HSET', KEYS[1], 'v', ARGV[2], 'e', ARGV[2])
             end
             redis.call('PEXPIRE', KEYS[1], ARGV[9])
             return 1
@@ -134,25 +133,27 @@ public final class RedisCache implements AutoCloseable {
     }
 
     public Cached get(String namespace, String key) {
-        List<KeyValue<String, String>> fields =
-                call(c -> c.sync().hmget(entryKey(namespace, key), "v", "val", "at", "wk", "wi", "wr"));
-        if (fields == null || fields.isEmpty() || !fields.get(0).hasValue()) {
+        // One field, one bulk reply: "version" when absent, else "version TAB at TAB writer kind TAB
+        // writer id TAB writer run TAB value". Canonical JSON and writer names hold no tab.
+        String e = call(c -> c.sync().hget(entryKey(namespace, key), "e"));
+        if (e == null) {
             return new Cached.Miss();
         }
-        long version = Long.parseLong(fields.get(0).getValue());
-        if (!fields.get(1).hasValue()) {
-            return new Cached.Absent(version);
+        int t1 = e.indexOf('\t');
+        if (t1 < 0) {
+            return new Cached.Absent(Long.parseLong(e));
         }
+        int t2 = e.indexOf('\t', t1 + 1);
+        int t3 = e.indexOf('\t', t2 + 1);
+        int t4 = e.indexOf('\t', t3 + 1);
+        int t5 = e.indexOf('\t', t4 + 1);
         return new Cached.Hit(new MemoryEntry(
                 namespace,
                 key,
-                fields.get(1).getValue(),
-                version,
-                fromMicros(fields.get(2).getValue()),
-                Writer.of(
-                        fields.get(3).getValue(),
-                        fields.get(4).getValue(),
-                        fields.get(5).getValueOrElse(""))));
+                e.substring(t5 + 1),
+                Long.parseLong(e, 0, t1, 10),
+                fromMicros(e.substring(t1 + 1, t2)),
+                Writer.of(e.substring(t2 + 1, t3), e.substring(t3 + 1, t4), e.substring(t4 + 1, t5))));
     }
 
     /**

@@ -1,0 +1,380 @@
+package dev.cadre.memory.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.cadre.memory.HybridSharedMemory;
+import dev.cadre.memory.JdbcSharedMemory;
+import dev.cadre.memory.MemoryOptions;
+import dev.cadre.memory.MemorySchema;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.WriteOutcome;
+import dev.cadre.memory.Writer;
+import dev.cadre.memory.testing.ExternalServices;
+import dev.cadre.memory.testing.TestDatabases;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * CAS and read throughput and latency of the JDBC/PostgreSQL and hybrid backends beside raw
+ * baselines measured in the same run: a plain conditional {@code UPDATE} through JDBC (same pool)
+ * and Redis {@code GET} through Lettuce (same client). Each client works on a key of its own, so
+ * this measures the cost of the machinery, not contention (the tests cover contention).
+ *
+ * <p>Run: {@code ./mvnw -B -pl memory -Pbench -DskipTests verify} (knobs: {@code -Dbench.runs},
+ * {@code -Dbench.seconds}, {@code -Dbench.warmup}). Uses the same PostgreSQL and Redis as the
+ * integration tests, in a schema and under a key prefix of its own, removed afterwards.
+ */
+public final class MemoryBenchmark {
+
+    private static final String VALUE = "{\"status\":\"ok\",\"cpu\":42,\"checkedBy\":\"inspector\"}";
+
+    /** One operation of one client; returns normally when it succeeded. */
+    @FunctionalInterface
+    interface Op {
+        void run(int client, long iteration) throws Exception;
+    }
+
+    /** Throughput and latency of one measurement. */
+    record Figures(double opsPerSecond, double p50Micros, double p99Micros) {}
+
+    private final int seconds;
+    private final int warmup;
+
+    private MemoryBenchmark(int seconds, int warmup) {
+        this.seconds = seconds;
+        this.warmup = warmup;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int runs = Integer.getInteger("bench.runs", 5);
+        int seconds = Integer.getInteger("bench.seconds", 3);
+        int warmup = Integer.getInteger("bench.warmup", 1);
+        new MemoryBenchmark(seconds, warmup).runAll(runs);
+    }
+
+    private void runAll(int runs) throws Exception {
+        // Separate schemas: each backend's relay works only on its own outbox.
+        ExternalServices.Postgres jdbcSchema = ExternalServices.postgres().freshSchema("memory_bench_jdbc");
+        ExternalServices.Postgres hybridSchema = ExternalServices.postgres().freshSchema("memory_bench_hybrid");
+        String prefix = "cadre-bench:" + UUID.randomUUID();
+        RedisClient redis = RedisClient.create(ExternalServices.redis().uri());
+        Map<String, List<Figures>> results = new LinkedHashMap<>();
+        try (HikariDataSource ds = TestDatabases.pool(jdbcSchema, 12);
+                HikariDataSource hybridDs = TestDatabases.pool(hybridSchema, 12)) {
+            MemorySchema.migrate(ds);
+            MemorySchema.migrate(hybridDs);
+            try (Connection c = ds.getConnection();
+                    Statement st = c.createStatement()) {
+                st.execute(
+                        "CREATE TABLE bench_raw (k VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL, version BIGINT NOT NULL)");
+            }
+            MemoryOptions options = MemoryOptions.defaults().withRedisPrefix(prefix);
+            try (SharedMemory jdbc = new JdbcSharedMemory(ds, options);
+                    SharedMemory hybrid = new HybridSharedMemory(hybridDs, redis, options);
+                    StatefulRedisConnection<String, String> raw = redis.connect()) {
+                for (int run = 1; run <= runs; run++) {
+                    System.out.printf(Locale.ROOT, "run %d/%d%n", run, runs);
+                    for (int clients : new int[] {1, 8}) {
+                        record(
+                                results,
+                                "raw conditional UPDATE (JDBC)",
+                                clients,
+                                measure(clients, rawUpdate(ds, run, clients)));
+                        record(
+                                results,
+                                "CAS put, JdbcSharedMemory (PostgreSQL)",
+                                clients,
+                                measure(clients, cas(jdbc, "jdbc" + run + "c" + clients, clients)));
+                        record(
+                                results,
+                                "CAS put, HybridSharedMemory",
+                                clients,
+                                measure(clients, cas(hybrid, "hyb" + run + "c" + clients, clients)));
+                        record(
+                                results,
+                                "raw Redis GET (Lettuce)",
+                                clients,
+                                measure(clients, rawGet(raw, prefix, clients)));
+                        record(
+                                results,
+                                "cached get, HybridSharedMemory",
+                                clients,
+                                measure(clients, cachedGet(hybrid, clients)));
+                        record(
+                                results,
+                                "consistent get, HybridSharedMemory (PostgreSQL)",
+                                clients,
+                                measure(clients, consistentGet(hybrid, clients)));
+                    }
+                }
+            }
+        } finally {
+            deleteKeys(redis, prefix);
+            redis.shutdown();
+            jdbcSchema.dropSchema();
+            hybridSchema.dropSchema();
+        }
+        report(results, runs);
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    private static Op rawUpdate(HikariDataSource ds, int run, int clients) throws Exception {
+        long[] versions = new long[clients];
+        String[] keys = new String[clients];
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO bench_raw (k, value, version) VALUES (?, ?, 1)")) {
+            for (int i = 0; i < clients; i++) {
+                keys[i] = "raw-" + run + "-" + clients + "-" + i;
+                versions[i] = 1;
+                ps.setString(1, keys[i]);
+                ps.setString(2, VALUE);
+                ps.executeUpdate();
+            }
+        }
+        return (client, iteration) -> {
+            try (Connection c = ds.getConnection();
+                    PreparedStatement ps = c.prepareStatement(
+                            "UPDATE bench_raw SET value = ?, version = version + 1 WHERE k = ? AND version = ?")) {
+                ps.setString(1, VALUE);
+                ps.setString(2, keys[client]);
+                ps.setLong(3, versions[client]);
+                if (ps.executeUpdate() != 1) {
+                    throw new IllegalStateException("raw update lost its version");
+                }
+                versions[client]++;
+            }
+        };
+    }
+
+    private static Op cas(SharedMemory memory, String ns, int clients) {
+        long[] versions = new long[clients];
+        Writer[] writers = new Writer[clients];
+        for (int i = 0; i < clients; i++) {
+            writers[i] = Writer.agent("bench-" + i, "run");
+        }
+        return (client, iteration) -> {
+            WriteOutcome outcome = memory.put(ns, "key-" + client, VALUE, versions[client], writers[client]);
+            if (!(outcome instanceof WriteOutcome.Written w)) {
+                throw new IllegalStateException("CAS lost its version: " + outcome);
+            }
+            versions[client] = w.version();
+        };
+    }
+
+    private static Op rawGet(StatefulRedisConnection<String, String> raw, String prefix, int clients) {
+        for (int i = 0; i < clients; i++) {
+            raw.sync().set(prefix + ":raw:" + i, VALUE);
+        }
+        return (client, iteration) -> {
+            if (raw.sync().get(prefix + ":raw:" + client) == null) {
+                throw new IllegalStateException("raw key vanished");
+            }
+        };
+    }
+
+    private static Op cachedGet(SharedMemory hybrid, int clients) {
+        String ns = "read" + clients;
+        for (int i = 0; i < clients; i++) {
+            if (hybrid.get(ns, "key-" + i, true).isEmpty()) {
+                hybrid.put(ns, "key-" + i, VALUE, 0, Writer.agent("bench", "run"));
+            }
+            hybrid.get(ns, "key-" + i); // warm the cache
+        }
+        return (client, iteration) -> {
+            if (hybrid.get(ns, "key-" + client).isEmpty()) {
+                throw new IllegalStateException("entry vanished");
+            }
+        };
+    }
+
+    private static Op consistentGet(SharedMemory hybrid, int clients) {
+        String ns = "read" + clients;
+        return (client, iteration) -> {
+            if (hybrid.get(ns, "key-" + client, true).isEmpty()) {
+                throw new IllegalStateException("entry vanished");
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ measuring
+
+    private Figures measure(int clients, Op op) throws Exception {
+        runFor(clients, op, warmup, false);
+        return runFor(clients, op, seconds, true);
+    }
+
+    private static Figures runFor(int clients, Op op, int seconds, boolean keep) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch start = new CountDownLatch(1);
+        long[][] latencies = new long[clients][];
+        int[] counts = new int[clients];
+        Throwable[] failures = new Throwable[clients];
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            int client = i;
+            Thread t = Thread.ofPlatform().name("bench-" + i).start(() -> {
+                long[] lat = new long[1 << 16];
+                int n = 0;
+                try {
+                    start.await();
+                    while (!stop.get()) {
+                        long t0 = System.nanoTime();
+                        op.run(client, n);
+                        long dt = System.nanoTime() - t0;
+                        if (n == lat.length) {
+                            lat = Arrays.copyOf(lat, lat.length * 2);
+                        }
+                        lat[n++] = dt;
+                    }
+                } catch (Throwable e) {
+                    failures[client] = e;
+                }
+                latencies[client] = lat;
+                counts[client] = n;
+            });
+            threads.add(t);
+        }
+        long begin = System.nanoTime();
+        start.countDown();
+        Thread.sleep(seconds * 1000L);
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
+        double elapsed = (System.nanoTime() - begin) / 1e9;
+        for (Throwable f : failures) {
+            if (f != null) {
+                throw new IllegalStateException("benchmark client failed", f);
+            }
+        }
+        if (!keep) {
+            return new Figures(0, 0, 0);
+        }
+        int total = Arrays.stream(counts).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (int i = 0; i < clients; i++) {
+            System.arraycopy(latencies[i], 0, all, at, counts[i]);
+            at += counts[i];
+        }
+        Arrays.sort(all);
+        return new Figures(total / elapsed, percentile(all, 0.50) / 1e3, percentile(all, 0.99) / 1e3);
+    }
+
+    private static double percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+    }
+
+    private static void record(Map<String, List<Figures>> results, String name, int clients, Figures f) {
+        String label = name + " | " + clients;
+        results.computeIfAbsent(label, k -> new ArrayList<>()).add(f);
+        System.out.printf(
+                Locale.ROOT,
+                "  %-52s %2d clients %10.0f ops/s  p50 %8.1f us  p99 %8.1f us%n",
+                name,
+                clients,
+                f.opsPerSecond(),
+                f.p50Micros(),
+                f.p99Micros());
+    }
+
+    // ------------------------------------------------------------------ report
+
+    private static void report(Map<String, List<Figures>> results, int runs) {
+        System.out.println();
+        System.out.printf(Locale.ROOT, "Medians of %d runs%n%n", runs);
+        System.out.println("| operation | clients | ops/s | p50 µs | p99 µs |");
+        System.out.println("|---|---:|---:|---:|---:|");
+        Map<String, Figures> medians = new LinkedHashMap<>();
+        for (var e : results.entrySet()) {
+            Figures m = new Figures(
+                    median(e.getValue().stream()
+                            .mapToDouble(Figures::opsPerSecond)
+                            .toArray()),
+                    median(e.getValue().stream().mapToDouble(Figures::p50Micros).toArray()),
+                    median(e.getValue().stream().mapToDouble(Figures::p99Micros).toArray()));
+            medians.put(e.getKey(), m);
+            String[] parts = e.getKey().split(" \\| ");
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %s | %.0f | %.0f | %.0f |%n",
+                    parts[0],
+                    parts[1],
+                    m.opsPerSecond(),
+                    m.p50Micros(),
+                    m.p99Micros());
+        }
+        System.out.println();
+        System.out.println("| ratio | clients | median | target |");
+        System.out.println("|---|---:|---:|---:|");
+        for (int clients : new int[] {1, 8}) {
+            ratio(results, "CAS put, JdbcSharedMemory (PostgreSQL)", "raw conditional UPDATE (JDBC)", clients, 0.70);
+            ratio(results, "CAS put, HybridSharedMemory", "raw conditional UPDATE (JDBC)", clients, 0.70);
+            ratio(results, "cached get, HybridSharedMemory", "raw Redis GET (Lettuce)", clients, 0.50);
+        }
+    }
+
+    /** The median over runs of the per-run ratio (both measured in the same run). */
+    private static void ratio(
+            Map<String, List<Figures>> results, String subject, String baseline, int clients, double target) {
+        List<Figures> s = results.get(subject + " | " + clients);
+        List<Figures> b = results.get(baseline + " | " + clients);
+        double[] ratios = new double[s.size()];
+        for (int i = 0; i < s.size(); i++) {
+            ratios[i] = s.get(i).opsPerSecond() / b.get(i).opsPerSecond();
+        }
+        double m = median(ratios);
+        System.out.printf(
+                Locale.ROOT,
+                "| %s / %s | %d | %.0f %% | ≥ %.0f %% %s |%n",
+                subject,
+                baseline,
+                clients,
+                m * 100,
+                target * 100,
+                m >= target ? "met" : "MISSED");
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    private static void deleteKeys(RedisClient redis, String prefix) {
+        try (StatefulRedisConnection<String, String> c = redis.connect()) {
+            ScanIterator<String> keys = ScanIterator.scan(
+                    c.sync(), ScanArgs.Builder.matches(prefix + "*").limit(500));
+            List<String> batch = new ArrayList<>();
+            while (keys.hasNext()) {
+                batch.add(keys.next());
+                if (batch.size() == 500) {
+                    c.sync().del(batch.toArray(String[]::new));
+                    batch.clear();
+                }
+            }
+            if (!batch.isEmpty()) {
+                c.sync().del(batch.toArray(String[]::new));
+            }
+        }
+    }
+}
