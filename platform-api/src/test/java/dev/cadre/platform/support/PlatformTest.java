@@ -5,6 +5,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
 
 /**
  * The one Spring context most platform tests share (same properties → cached once per JVM): the
@@ -17,6 +18,8 @@ import org.springframework.boot.test.context.SpringBootTest;
         properties = {
             "spring.datasource.url=jdbc:h2:mem:cadre-test;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
             "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
-            "cadre.http.max-body-bytes=65536"
+            "cadre.http.max-body-bytes=65536",
+            "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml"
         })
+@Import(TestTools.class)
 public @interface PlatformTest {}

@@ -1,0 +1,167 @@
+package dev.cadre.platform.agents;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.agent.AgentTree;
+import dev.cadre.agent.model.ModelPort;
+import dev.cadre.agent.model.ModelRef;
+import dev.cadre.agent.scripted.ScriptedModel;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.ToolRegistry;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.ResourcePatternResolver;
+
+/**
+ * The configured agents: specs read from YAML, checked against the tools and model providers the
+ * platform actually has, and assembled into the {@link AgentTree} runs execute. A configuration
+ * error stops start-up with every problem listed.
+ */
+public final class AgentCatalog {
+
+    private static final Logger log = LoggerFactory.getLogger(AgentCatalog.class);
+
+    private final List<AgentSpec> specs;
+    private final Map<String, String> sourceOf;
+    private final AgentTree tree;
+    private final ToolRegistry tools;
+    private final @Nullable ScriptedModel scripted;
+
+    private AgentCatalog(
+            List<AgentSpec> specs,
+            Map<String, String> sourceOf,
+            AgentTree tree,
+            ToolRegistry tools,
+            @Nullable ScriptedModel scripted) {
+        this.specs = specs;
+        this.sourceOf = sourceOf;
+        this.tree = tree;
+        this.tools = tools;
+        this.scripted = scripted;
+    }
+
+    /** Resolves model references of providers other than {@code scripted}. */
+    public interface ProviderModels {
+        /** The model for {@code ref}, or empty when its provider is not configured. */
+        Optional<ModelPort> model(ModelRef ref);
+
+        /** Providers this platform can reach, for error messages. */
+        List<String> providers();
+    }
+
+    static AgentCatalog load(
+            ResourcePatternResolver resolver, List<String> locations, List<Tool> allTools, ProviderModels providers) {
+        List<Resource> files = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (String location : locations) {
+            try {
+                Resource[] found = resolver.getResources(location);
+                Arrays.sort(found, Comparator.comparing(r -> String.valueOf(r.getFilename())));
+                if (found.length == 0) {
+                    problems.add(location + ": no agent files found (cadre.agents.locations)");
+                }
+                files.addAll(Arrays.stream(found).filter(Resource::exists).toList());
+            } catch (IOException e) {
+                problems.add(location + ": cannot be read: " + e.getMessage());
+            }
+        }
+        AgentConfigLoader.Loaded loaded = new AgentConfigLoader().load(files);
+        problems.addAll(loaded.problems());
+
+        ToolRegistry registry;
+        try {
+            registry = ToolRegistry.of(allTools);
+        } catch (IllegalArgumentException e) {
+            throw new AgentConfigException(List.of("tools: " + e.getMessage()));
+        }
+        Map<String, AgentSpec> byName = new LinkedHashMap<>();
+        loaded.specs().forEach(s -> byName.put(s.name(), s));
+        for (AgentSpec spec : loaded.specs()) {
+            String where = loaded.sourceOf().get(spec.name()) + ": agent '" + spec.name() + "': ";
+            for (String tool : spec.tools()) {
+                if (!registry.contains(tool)) {
+                    problems.add(
+                            where + "field 'tools': unknown tool '" + tool + "' (available: " + registry.names() + ")");
+                }
+            }
+            for (String worker : spec.workers()) {
+                if (!byName.containsKey(worker)) {
+                    problems.add(where + "field 'workers': unknown agent '" + worker + "' (defined: " + byName.keySet()
+                            + ")");
+                }
+            }
+            String provider = spec.model().provider();
+            if (provider.equals("scripted")) {
+                if (!loaded.scripts().containsKey(spec.name())) {
+                    problems.add(
+                            where + "field 'model': scripted model but no script under 'scripts." + spec.name() + "'");
+                }
+            } else if (providers.model(spec.model()).isEmpty()) {
+                problems.add(where + "field 'model': provider '" + provider + "' is not configured (configured: "
+                        + providers.providers() + "; see docs/configuration.md)");
+            }
+        }
+        ScriptedModel scripted = null;
+        if (!loaded.scripts().isEmpty()) {
+            try {
+                scripted = ScriptedModel.fromMap(Map.of("agents", loaded.scripts()));
+            } catch (IllegalArgumentException e) {
+                problems.add("scripts: " + e.getMessage());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new AgentConfigException(problems);
+        }
+        ScriptedModel scriptedModel = scripted;
+        AgentTree tree;
+        try {
+            tree = AgentTree.build(
+                    loaded.specs(),
+                    registry,
+                    ref -> ref.provider().equals("scripted")
+                            ? scriptedModel
+                            : providers.model(ref).orElseThrow());
+        } catch (IllegalArgumentException e) {
+            throw new AgentConfigException(List.of(e.getMessage()));
+        }
+        log.info(
+                "Loaded {} agents from {}",
+                loaded.specs().size(),
+                files.stream().map(Resource::getFilename).toList());
+        return new AgentCatalog(loaded.specs(), loaded.sourceOf(), tree, registry, scriptedModel);
+    }
+
+    public List<AgentSpec> specs() {
+        return specs;
+    }
+
+    public Optional<AgentSpec> find(String name) {
+        return specs.stream().filter(s -> s.name().equals(name)).findFirst();
+    }
+
+    public String sourceOf(String agent) {
+        return sourceOf.getOrDefault(agent, "");
+    }
+
+    public AgentTree tree() {
+        return tree;
+    }
+
+    public ToolRegistry tools() {
+        return tools;
+    }
+
+    /** The scripted model serving the {@code scripted} provider, if any agent uses it. */
+    public Optional<ScriptedModel> scripted() {
+        return Optional.ofNullable(scripted);
+    }
+}

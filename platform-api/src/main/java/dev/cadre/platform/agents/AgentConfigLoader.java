@@ -1,0 +1,266 @@
+package dev.cadre.platform.agents;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.agent.Budget;
+import dev.cadre.agent.ReviewPolicy;
+import dev.cadre.agent.model.ModelRef;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.io.Resource;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * Reads agent YAML files: a list of {@code agents} (spec fields of DESIGN §2) and optional
+ * {@code scripts} for the scripted model. Collects every problem — file, agent and field named —
+ * instead of stopping at the first, so one start-up shows all that needs fixing.
+ */
+final class AgentConfigLoader {
+
+    private static final Set<String> AGENT_FIELDS =
+            Set.of("name", "description", "instructions", "model", "tools", "workers", "budget", "review", "maxDepth");
+    private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
+    private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts");
+
+    private final YAMLMapper yaml = YAMLMapper.builder().build();
+
+    /** What a set of files defines. */
+    record Loaded(
+            List<AgentSpec> specs, Map<String, String> sourceOf, Map<String, Object> scripts, List<String> problems) {}
+
+    Loaded load(List<Resource> files) {
+        List<AgentSpec> specs = new ArrayList<>();
+        Map<String, String> sourceOf = new LinkedHashMap<>();
+        Map<String, Object> scripts = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (Resource file : files) {
+            String where = file.getFilename() == null ? file.getDescription() : file.getFilename();
+            JsonNode root;
+            try (InputStream in = file.getInputStream()) {
+                root = yaml.readTree(in);
+            } catch (IOException | JacksonException e) {
+                problems.add(where + ": not readable YAML: " + firstLine(e.getMessage()));
+                continue;
+            }
+            if (root == null || root.isMissingNode() || root.isNull()) {
+                continue;
+            }
+            if (!root.isObject()) {
+                problems.add(where + ": the top level must be a mapping with 'agents' (and optionally 'scripts')");
+                continue;
+            }
+            unknownFields(root, FILE_FIELDS, where + ": ", problems);
+            JsonNode agents = root.path("agents");
+            if (!agents.isMissingNode() && !agents.isArray()) {
+                problems.add(where + ": 'agents' must be a list");
+            } else {
+                int i = 0;
+                for (JsonNode node : agents) {
+                    AgentSpec spec = spec(node, where, i++, problems);
+                    if (spec != null) {
+                        String previous = sourceOf.putIfAbsent(spec.name(), where);
+                        if (previous != null) {
+                            problems.add(where + ": agent '" + spec.name() + "': name already defined in " + previous);
+                        } else {
+                            specs.add(spec);
+                        }
+                    }
+                }
+            }
+            JsonNode scriptNode = root.path("scripts");
+            if (!scriptNode.isMissingNode()) {
+                if (!scriptNode.isObject()) {
+                    problems.add(where + ": 'scripts' must be a mapping of agent name to script");
+                } else {
+                    for (Map.Entry<String, JsonNode> e : scriptNode.properties()) {
+                        if (scripts.put(e.getKey(), yaml.treeToValue(e.getValue(), Object.class)) != null) {
+                            problems.add(
+                                    where + ": scripts." + e.getKey() + ": script already defined in another file");
+                        }
+                    }
+                }
+            }
+        }
+        return new Loaded(specs, sourceOf, scripts, problems);
+    }
+
+    private @Nullable AgentSpec spec(JsonNode node, String file, int index, List<String> problems) {
+        if (!node.isObject()) {
+            problems.add(file + ": agents[" + index + "]: must be a mapping of spec fields");
+            return null;
+        }
+        String name = node.path("name").asString("");
+        String where = file + ": agent '" + (name.isBlank() ? "#" + index : name) + "': ";
+        int before = problems.size();
+        unknownFields(node, AGENT_FIELDS, where, problems);
+        if (name.isBlank()) {
+            problems.add(where + "field 'name': required");
+        }
+        String description = text(node, "description", where, problems, true);
+        String instructions = text(node, "instructions", where, problems, false);
+        ModelRef model = null;
+        String modelText = text(node, "model", where, problems, false);
+        try {
+            model = modelText == null || modelText.isBlank()
+                    ? new ModelRef("scripted", "default")
+                    : ModelRef.parse(modelText);
+        } catch (IllegalArgumentException e) {
+            problems.add(where + "field 'model': " + e.getMessage());
+        }
+        List<String> tools = names(node, "tools", where, problems);
+        List<String> workers = names(node, "workers", where, problems);
+        Budget budget = budget(node.path("budget"), where, problems);
+        ReviewPolicy review = ReviewPolicy.NONE;
+        if (node.has("review")) {
+            String r = node.path("review")
+                    .asString("")
+                    .trim()
+                    .toUpperCase(Locale.ROOT)
+                    .replace('-', '_');
+            try {
+                review = ReviewPolicy.valueOf(r);
+            } catch (IllegalArgumentException e) {
+                problems.add(where + "field 'review': '" + node.path("review").asString("") + "' is not one of "
+                        + List.of(ReviewPolicy.values()).stream()
+                                .map(v -> v.name().toLowerCase(Locale.ROOT))
+                                .toList());
+            }
+        }
+        int maxDepth = 1;
+        if (node.has("maxDepth")) {
+            if (!node.path("maxDepth").isIntegralNumber()
+                    || node.path("maxDepth").asInt() < 0) {
+                problems.add(where + "field 'maxDepth': must be a whole number ≥ 0");
+            } else {
+                maxDepth = node.path("maxDepth").asInt();
+            }
+        }
+        if (problems.size() > before) {
+            return null;
+        }
+        try {
+            return new AgentSpec(
+                    name,
+                    description,
+                    instructions == null ? "" : instructions,
+                    model,
+                    tools,
+                    workers,
+                    budget,
+                    review,
+                    maxDepth);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            problems.add(where + e.getMessage());
+            return null;
+        }
+    }
+
+    private static Budget budget(JsonNode node, String where, List<String> problems) {
+        if (node.isMissingNode() || node.isNull()) {
+            return Budget.DEFAULT;
+        }
+        if (!node.isObject()) {
+            problems.add(where + "field 'budget': must be a mapping with maxIterations, maxTokens, timeout");
+            return Budget.DEFAULT;
+        }
+        unknownFields(node, BUDGET_FIELDS, where + "budget: ", problems);
+        int iterations = Budget.DEFAULT.maxIterations();
+        long tokens = Budget.DEFAULT.maxTokens();
+        Duration timeout = Budget.DEFAULT.timeout();
+        if (node.has("maxIterations")) {
+            if (!node.get("maxIterations").isIntegralNumber()
+                    || node.get("maxIterations").asInt() < 1) {
+                problems.add(where + "field 'budget.maxIterations': must be a whole number ≥ 1");
+            } else {
+                iterations = node.get("maxIterations").asInt();
+            }
+        }
+        if (node.has("maxTokens")) {
+            if (!node.get("maxTokens").isIntegralNumber()
+                    || node.get("maxTokens").asLong() < 1) {
+                problems.add(where + "field 'budget.maxTokens': must be a whole number ≥ 1");
+            } else {
+                tokens = node.get("maxTokens").asLong();
+            }
+        }
+        if (node.has("timeout")) {
+            try {
+                timeout = DurationStyle.detectAndParse(node.get("timeout").asString(""));
+                if (timeout.isNegative() || timeout.isZero()) {
+                    problems.add(where + "field 'budget.timeout': must be positive");
+                }
+            } catch (IllegalArgumentException e) {
+                problems.add(where + "field 'budget.timeout': '"
+                        + node.get("timeout").asString("") + "' is not a duration (e.g. 90s, 5m or PT5M)");
+            }
+        }
+        return new Budget(
+                iterations, tokens, timeout.isNegative() || timeout.isZero() ? Budget.DEFAULT.timeout() : timeout);
+    }
+
+    private static @Nullable String text(
+            JsonNode node, String field, String where, List<String> problems, boolean required) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) {
+            if (required) {
+                problems.add(where + "field '" + field + "': required");
+            }
+            return null;
+        }
+        if (!v.isString()) {
+            problems.add(where + "field '" + field + "': must be text");
+            return null;
+        }
+        if (required && v.asString().isBlank()) {
+            problems.add(where + "field '" + field + "': must not be blank");
+        }
+        return v.asString();
+    }
+
+    private static List<String> names(JsonNode node, String field, String where, List<String> problems) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) {
+            return List.of();
+        }
+        if (!v.isArray()) {
+            problems.add(where + "field '" + field + "': must be a list of names");
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : v) {
+            if (!n.isString() || n.asString().isBlank()) {
+                problems.add(where + "field '" + field + "': every entry must be a non-empty name");
+            } else {
+                out.add(n.asString());
+            }
+        }
+        return out;
+    }
+
+    private static void unknownFields(JsonNode node, Set<String> known, String where, List<String> problems) {
+        for (String f : node.propertyNames()) {
+            if (!known.contains(f)) {
+                problems.add(where + "unknown field '" + f + "' (known: "
+                        + known.stream().sorted().toList() + ")");
+            }
+        }
+    }
+
+    private static String firstLine(@Nullable String s) {
+        if (s == null) {
+            return "unreadable";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

@@ -1,0 +1,102 @@
+package dev.cadre.platform.agents;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.platform.web.ApiProblem;
+import java.util.List;
+import java.util.Locale;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The configured agents, with how they have been doing. */
+@RestController
+@RequestMapping("/api/v1/agents")
+class AgentController {
+
+    private final AgentCatalog catalog;
+    private final JdbcClient jdbc;
+
+    AgentController(AgentCatalog catalog, JdbcClient jdbc) {
+        this.catalog = catalog;
+        this.jdbc = jdbc;
+    }
+
+    record BudgetView(int maxIterations, long maxTokens, long timeoutSeconds) {}
+
+    record ToolView(String name, String description, String risk) {}
+
+    record StatsView(long runs, long completed, long failed, double completionRate, double averageTokens) {}
+
+    record AgentView(
+            String name,
+            String description,
+            String instructions,
+            String model,
+            List<ToolView> tools,
+            List<String> workers,
+            BudgetView budget,
+            String review,
+            int maxDepth,
+            String source,
+            StatsView stats) {}
+
+    @GetMapping
+    List<AgentView> list() {
+        return catalog.specs().stream().map(this::view).toList();
+    }
+
+    @GetMapping("/{name}")
+    AgentView get(@PathVariable String name) {
+        return view(catalog.find(name).orElseThrow(() -> ApiProblem.notFound("agent", name)));
+    }
+
+    private AgentView view(AgentSpec s) {
+        List<ToolView> tools = s.tools().stream()
+                .map(t -> {
+                    var tool = catalog.tools().find(t);
+                    return new ToolView(
+                            t,
+                            tool == null ? "" : tool.description(),
+                            tool == null ? "auto" : tool.risk().name().toLowerCase(Locale.ROOT));
+                })
+                .toList();
+        return new AgentView(
+                s.name(),
+                s.description(),
+                s.instructions(),
+                s.model().toString(),
+                tools,
+                s.workers(),
+                new BudgetView(
+                        s.budget().maxIterations(),
+                        s.budget().maxTokens(),
+                        s.budget().timeout().toSeconds()),
+                s.review().name().toLowerCase(Locale.ROOT),
+                s.maxDepth(),
+                catalog.sourceOf(s.name()),
+                stats(s.name()));
+    }
+
+    private StatsView stats(String agent) {
+        return jdbc.sql(
+                        "SELECT COUNT(*) AS runs,"
+                                + " SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,"
+                                + " SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,"
+                                + " AVG(input_tokens + output_tokens) AS avg_tokens"
+                                + " FROM cadre_run WHERE agent = ? AND status IN ('completed', 'failed', 'canceled', 'rejected')")
+                .param(agent)
+                .query((rs, i) -> {
+                    long runs = rs.getLong("runs");
+                    long completed = rs.getLong("completed");
+                    return new StatsView(
+                            runs,
+                            completed,
+                            rs.getLong("failed"),
+                            runs == 0 ? 0 : (double) completed / runs,
+                            rs.getDouble("avg_tokens"));
+                })
+                .single();
+    }
+}

@@ -1,0 +1,37 @@
+package dev.cadre.platform.agents;
+
+import dev.cadre.agent.tool.Tool;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.ResourcePatternResolver;
+
+/** Loads the agent catalog at start-up from {@code cadre.agents.locations}. */
+@Configuration(proxyBeanMethods = false)
+class AgentsConfiguration {
+
+    @Bean
+    AgentCatalog agentCatalog(
+            ResourcePatternResolver resolver,
+            @Value("${cadre.agents.locations:classpath:agents/*.yaml}") List<String> locations,
+            List<ToolProvider> toolProviders,
+            ObjectProvider<AgentCatalog.ProviderModels> providers) {
+        List<Tool> tools =
+                toolProviders.stream().flatMap(p -> p.tools().stream()).toList();
+        AgentCatalog.ProviderModels models = providers.getIfAvailable(() -> new AgentCatalog.ProviderModels() {
+            @Override
+            public Optional<dev.cadre.agent.model.ModelPort> model(dev.cadre.agent.model.ModelRef ref) {
+                return Optional.empty();
+            }
+
+            @Override
+            public List<String> providers() {
+                return List.of("scripted");
+            }
+        });
+        return AgentCatalog.load(resolver, locations, tools, models);
+    }
+}

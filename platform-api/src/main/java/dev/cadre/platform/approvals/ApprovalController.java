@@ -1,0 +1,135 @@
+package dev.cadre.platform.approvals;
+
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.web.ApiProblem;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Size;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The approval queue: what waits for a human, and the decisions (operators only). */
+@RestController
+@RequestMapping("/api/v1/approvals")
+class ApprovalController {
+
+    private static final List<String> STATUSES = List.of("pending", "approved", "rejected", "expired", "canceled");
+
+    private final ApprovalService approvals;
+    private final JsonMapper json;
+    private final Clock clock;
+
+    ApprovalController(ApprovalService approvals, JsonMapper json, Clock clock) {
+        this.approvals = approvals;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    record ApprovalView(
+            String id,
+            String runId,
+            String sessionId,
+            String callId,
+            String agent,
+            String tool,
+            JsonNode arguments,
+            @Nullable String what,
+            @Nullable String why,
+            @Nullable Double confidence,
+            @Nullable JsonNode plan,
+            String status,
+            @Nullable JsonNode editedArguments,
+            @Nullable String comment,
+            @Nullable String decidedBy,
+            @Nullable Instant decidedAt,
+            Instant createdAt,
+            Instant expiresAt,
+            long expiresInSeconds) {}
+
+    record ApprovalPage(List<ApprovalView> items, int offset, int limit) {}
+
+    record ApproveRequest(
+            @Nullable JsonNode arguments,
+            @Nullable @Size(max = 2000) String comment) {}
+
+    record RejectRequest(@Nullable @Size(max = 2000) String comment) {}
+
+    @GetMapping
+    ApprovalPage list(
+            @RequestParam(required = false) @Nullable String status,
+            @RequestParam(required = false) @Nullable String runId,
+            @RequestParam(defaultValue = "0") @Min(0) int offset,
+            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        if (status != null && !STATUSES.contains(status)) {
+            throw ApiProblem.badField("status", "must be one of " + STATUSES);
+        }
+        return new ApprovalPage(
+                approvals.list(status, runId, offset, limit).stream()
+                        .map(this::view)
+                        .toList(),
+                offset,
+                limit);
+    }
+
+    @GetMapping("/{id}")
+    ApprovalView get(@PathVariable String id) {
+        return view(approvals.get(id));
+    }
+
+    @PostMapping("/{id}/approve")
+    ApprovalView approve(
+            @PathVariable String id,
+            @Valid @RequestBody(required = false) @Nullable ApproveRequest body,
+            @AuthenticationPrincipal CadrePrincipal actor) {
+        ApproveRequest b = body == null ? new ApproveRequest(null, null) : body;
+        JsonNode edited = b.arguments() == null || b.arguments().isNull() ? null : b.arguments();
+        return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.name()));
+    }
+
+    @PostMapping("/{id}/reject")
+    ApprovalView reject(
+            @PathVariable String id,
+            @Valid @RequestBody(required = false) @Nullable RejectRequest body,
+            @AuthenticationPrincipal CadrePrincipal actor) {
+        String comment = body == null ? null : body.comment();
+        return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.name()));
+    }
+
+    private ApprovalView view(ApprovalRecord r) {
+        long left = Math.max(0, Duration.between(clock.instant(), r.expiresAt()).toSeconds());
+        return new ApprovalView(
+                r.id(),
+                r.runId(),
+                r.sessionId(),
+                r.callId(),
+                r.agent(),
+                r.tool(),
+                json.readTree(r.argumentsJson()),
+                r.what(),
+                r.why(),
+                r.confidence(),
+                r.planJson() == null ? null : json.readTree(r.planJson()),
+                r.status(),
+                r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson()),
+                r.comment(),
+                r.decidedBy(),
+                r.decidedAt(),
+                r.createdAt(),
+                r.expiresAt(),
+                r.pending() ? left : 0);
+    }
+}

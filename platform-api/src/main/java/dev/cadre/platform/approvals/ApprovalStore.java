@@ -1,0 +1,155 @@
+package dev.cadre.platform.approvals;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** Persistence of approval requests; decisions are guarded updates of pending rows only. */
+@Repository
+class ApprovalStore {
+
+    private static final String COLUMNS =
+            "id, run_id, session_id, call_id, agent, tool, arguments, what, why, confidence,"
+                    + " plan, status, edited_arguments, decision_comment, decided_by, decided_at, created_at, expires_at";
+
+    private final JdbcClient jdbc;
+
+    ApprovalStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Inserts the request unless one exists for the same call; returns the stored one either way. */
+    ApprovalRecord insertIfAbsent(ApprovalRecord r) {
+        Optional<ApprovalRecord> existing = findByCall(r.runId(), r.sessionId(), r.callId());
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        try {
+            jdbc.sql("INSERT INTO cadre_approval (" + COLUMNS
+                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                    .params(
+                            r.id(),
+                            r.runId(),
+                            r.sessionId(),
+                            r.callId(),
+                            r.agent(),
+                            r.tool(),
+                            r.argumentsJson(),
+                            r.what(),
+                            r.why(),
+                            r.confidence(),
+                            r.planJson(),
+                            r.status(),
+                            null,
+                            null,
+                            null,
+                            null,
+                            Timestamp.from(r.createdAt()),
+                            Timestamp.from(r.expiresAt()))
+                    .update();
+            return r;
+        } catch (DuplicateKeyException raced) {
+            return findByCall(r.runId(), r.sessionId(), r.callId()).orElseThrow();
+        }
+    }
+
+    Optional<ApprovalRecord> find(String id) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_approval WHERE id = ?")
+                .param(id)
+                .query(ApprovalStore::map)
+                .optional();
+    }
+
+    Optional<ApprovalRecord> findByCall(String runId, String sessionId, String callId) {
+        return jdbc.sql("SELECT " + COLUMNS
+                        + " FROM cadre_approval WHERE run_id = ? AND session_id = ? AND call_id = ?")
+                .params(runId, sessionId, callId)
+                .query(ApprovalStore::map)
+                .optional();
+    }
+
+    List<ApprovalRecord> list(@Nullable String status, @Nullable String runId, int offset, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_approval WHERE 1 = 1");
+        var params = new java.util.ArrayList<Object>();
+        if (status != null) {
+            sql.append(" AND status = ?");
+            params.add(status);
+        }
+        if (runId != null) {
+            sql.append(" AND run_id = ?");
+            params.add(runId);
+        }
+        sql.append(" ORDER BY created_at DESC, id LIMIT ? OFFSET ?");
+        params.add(limit);
+        params.add(offset);
+        return jdbc.sql(sql.toString()).params(params).query(ApprovalStore::map).list();
+    }
+
+    long countPending() {
+        return jdbc.sql("SELECT COUNT(*) FROM cadre_approval WHERE status = 'pending'")
+                .query(Long.class)
+                .single();
+    }
+
+    /** Records a decision on a pending request; false when it was no longer pending. */
+    boolean decide(
+            String id,
+            String status,
+            @Nullable String editedArgumentsJson,
+            @Nullable String comment,
+            @Nullable String decidedBy,
+            Instant at) {
+        return jdbc.sql(
+                                "UPDATE cadre_approval SET status = ?, edited_arguments = ?, decision_comment = ?, decided_by = ?,"
+                                        + " decided_at = ?, version = version + 1 WHERE id = ? AND status = 'pending'")
+                        .params(status, editedArgumentsJson, comment, decidedBy, Timestamp.from(at), id)
+                        .update()
+                == 1;
+    }
+
+    List<ApprovalRecord> expiredPending(Instant now) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_approval WHERE status = 'pending' AND expires_at <= ?")
+                .param(Timestamp.from(now))
+                .query(ApprovalStore::map)
+                .list();
+    }
+
+    List<ApprovalRecord> pendingOfRun(String runId) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_approval WHERE status = 'pending' AND run_id = ?")
+                .param(runId)
+                .query(ApprovalStore::map)
+                .list();
+    }
+
+    private static ApprovalRecord map(ResultSet rs, int row) throws SQLException {
+        Timestamp decided = rs.getTimestamp("decided_at");
+        double raw = rs.getDouble("confidence");
+        Double confidence = rs.wasNull() ? null : raw;
+        return new ApprovalRecord(
+                rs.getString("id"),
+                rs.getString("run_id"),
+                rs.getString("session_id"),
+                rs.getString("call_id"),
+                rs.getString("agent"),
+                rs.getString("tool"),
+                rs.getString("arguments"),
+                rs.getString("what"),
+                rs.getString("why"),
+                confidence,
+                rs.getString("plan"),
+                rs.getString("status"),
+                rs.getString("edited_arguments"),
+                rs.getString("decision_comment"),
+                rs.getString("decided_by"),
+                decided == null ? null : decided.toInstant(),
+                rs.getTimestamp("created_at").toInstant(),
+                rs.getTimestamp("expires_at").toInstant());
+    }
+}

@@ -1,0 +1,62 @@
+package dev.cadre.platform.memory;
+
+import dev.cadre.memory.HybridSharedMemory;
+import dev.cadre.memory.JdbcSharedMemory;
+import dev.cadre.memory.MemoryListener;
+import dev.cadre.memory.MemoryOptions;
+import dev.cadre.memory.MemorySchema;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.platform.agents.ToolProvider;
+import io.lettuce.core.RedisClient;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Shared memory on the platform's database: JDBC alone by default (the embedded H2 file), the
+ * hybrid PostgreSQL + Redis backend when {@code cadre.redis.url} is set.
+ */
+@Configuration(proxyBeanMethods = false)
+class MemoryConfiguration {
+
+    @Bean(destroyMethod = "close")
+    SharedMemory sharedMemory(
+            DataSource dataSource,
+            @Value("${cadre.redis.url:}") String redisUrl,
+            ObjectProvider<MemoryListener> listener) {
+        MemorySchema.migrate(dataSource);
+        MemoryOptions options =
+                MemoryOptions.defaults().withListener(listener.getIfAvailable(() -> MemoryListener.NONE));
+        if (redisUrl.isBlank()) {
+            return new JdbcSharedMemory(dataSource, options);
+        }
+        return new HybridSharedMemory(dataSource, RedisClient.create(redisUrl), options);
+    }
+
+    @Bean
+    ToolProvider memoryTools(SharedMemory memory, JsonMapper json) {
+        MemoryTools tools = new MemoryTools(memory, json);
+        return tools::tools;
+    }
+
+    /** DEGRADED (Redis down, serving from PostgreSQL) keeps the instance in rotation: it still works. */
+    @Bean
+    HealthIndicator memory(SharedMemory memory) {
+        return () -> {
+            var h = memory.health();
+            return switch (h.status()) {
+                case UP -> Health.up().withDetail("detail", h.detail()).build();
+                case DEGRADED ->
+                    Health.status(new Status("DEGRADED", h.detail()))
+                            .withDetail("detail", h.detail())
+                            .build();
+            };
+        };
+    }
+}

@@ -1,0 +1,262 @@
+package dev.cadre.platform.memory;
+
+import dev.cadre.memory.EntryPage;
+import dev.cadre.memory.InvalidMemoryRequestException;
+import dev.cadre.memory.MemoryEntry;
+import dev.cadre.memory.MemoryVersion;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.WriteOutcome;
+import dev.cadre.memory.Writer;
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.Problems;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Shared memory over HTTP. Versions map onto HTTP preconditions: the {@code ETag} is the version,
+ * {@code If-Match} is the expected version (412 with the current entry on a conflict),
+ * {@code If-None-Match: *} creates only if absent, and a write without a precondition is refused
+ * with 428 — a blind overwrite is exactly the lost update this API exists to prevent.
+ */
+@RestController
+@RequestMapping("/api/v1/memory")
+class MemoryController {
+
+    private final SharedMemory memory;
+    private final MemoryEvents events;
+    private final JsonMapper json;
+
+    MemoryController(SharedMemory memory, MemoryEvents events, JsonMapper json) {
+        this.memory = memory;
+        this.events = events;
+        this.json = json;
+    }
+
+    record WriterView(String kind, String id, @Nullable String run) {
+        static WriterView of(Writer w) {
+            return new WriterView(w.kind(), w.id(), w.run());
+        }
+    }
+
+    record EntryView(
+            String namespace, String key, JsonNode value, long version, Instant updatedAt, WriterView updatedBy) {}
+
+    record VersionView(
+            long version, @Nullable JsonNode value, boolean deleted, Instant updatedAt, WriterView updatedBy) {}
+
+    record HistoryView(String namespace, String key, List<VersionView> versions) {}
+
+    record WrittenView(String namespace, String key, long version) {}
+
+    record PageView(
+            String namespace,
+            List<EntryView> items,
+            @Nullable String nextAfter) {}
+
+    @GetMapping("/{namespace}/{key}")
+    ResponseEntity<EntryView> get(
+            @PathVariable String namespace,
+            @PathVariable String key,
+            @RequestParam(defaultValue = "false") boolean consistent,
+            @RequestHeader(value = HttpHeaders.IF_NONE_MATCH, required = false) @Nullable String ifNoneMatch) {
+        MemoryEntry entry = memory.get(namespace, key, consistent)
+                .orElseThrow(() -> ApiProblem.notFound("memory entry", namespace + "/" + key));
+        String etag = etag(entry.version());
+        if (ifNoneMatch != null && ifNoneMatch.trim().equals(etag)) {
+            return ResponseEntity.status(HttpStatus.NOT_MODIFIED).eTag(etag).build();
+        }
+        return ResponseEntity.ok().eTag(etag).body(view(entry));
+    }
+
+    @PutMapping(value = "/{namespace}/{key}", consumes = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<?> put(
+            @PathVariable String namespace,
+            @PathVariable String key,
+            @RequestBody JsonNode value,
+            @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) @Nullable String ifMatch,
+            @RequestHeader(value = HttpHeaders.IF_NONE_MATCH, required = false) @Nullable String ifNoneMatch,
+            @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
+            @AuthenticationPrincipal CadrePrincipal caller) {
+        long expected = expectedVersion(ifMatch, ifNoneMatch, true);
+        WriteOutcome outcome = memory.put(
+                namespace,
+                key,
+                json.writeValueAsString(value),
+                expected,
+                Writer.apiClient(caller.name()),
+                idempotencyKey);
+        return switch (outcome) {
+            case WriteOutcome.Written w -> {
+                var builder = expected == 0
+                        ? ResponseEntity.created(URI.create("/api/v1/memory/" + namespace + "/" + key))
+                        : ResponseEntity.ok();
+                yield builder.eTag(etag(w.version())).body(new WrittenView(namespace, key, w.version()));
+            }
+            case WriteOutcome.Conflict c -> conflict(namespace, key, c);
+        };
+    }
+
+    @DeleteMapping("/{namespace}/{key}")
+    ResponseEntity<?> delete(
+            @PathVariable String namespace,
+            @PathVariable String key,
+            @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) @Nullable String ifMatch,
+            @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
+            @AuthenticationPrincipal CadrePrincipal caller) {
+        long expected = expectedVersion(ifMatch, null, false);
+        WriteOutcome outcome = memory.delete(namespace, key, expected, Writer.apiClient(caller.name()), idempotencyKey);
+        return switch (outcome) {
+            case WriteOutcome.Written w ->
+                ResponseEntity.noContent().eTag(etag(w.version())).build();
+            case WriteOutcome.Conflict c -> conflict(namespace, key, c);
+        };
+    }
+
+    @GetMapping("/{namespace}/{key}/history")
+    HistoryView history(@PathVariable String namespace, @PathVariable String key) {
+        List<MemoryVersion> versions = memory.history(namespace, key);
+        if (versions.isEmpty()) {
+            throw ApiProblem.notFound("memory entry", namespace + "/" + key);
+        }
+        return new HistoryView(
+                namespace,
+                key,
+                versions.stream()
+                        .map(v -> new VersionView(
+                                v.version(),
+                                v.value() == null ? null : json.readTree(v.value()),
+                                v.deleted(),
+                                v.updatedAt(),
+                                WriterView.of(v.updatedBy())))
+                        .toList());
+    }
+
+    @GetMapping("/{namespace}")
+    PageView list(
+            @PathVariable String namespace,
+            @RequestParam(defaultValue = "") String prefix,
+            @RequestParam(required = false) @Nullable String after,
+            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        EntryPage page = memory.list(namespace, prefix, after, limit);
+        return new PageView(namespace, page.entries().stream().map(this::view).toList(), page.nextAfterKey());
+    }
+
+    @GetMapping(value = "/{namespace}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    SseEmitter events(
+            @PathVariable String namespace,
+            @RequestHeader(value = "Last-Event-ID", required = false) @Nullable String lastEventId,
+            @RequestParam(required = false) @Nullable Long cursor) {
+        long from;
+        if (lastEventId != null) {
+            try {
+                from = Long.parseLong(lastEventId.trim());
+            } catch (NumberFormatException e) {
+                throw ApiProblem.badHeader("Last-Event-ID", "must be a cursor number from a previous event");
+            }
+        } else {
+            from = cursor != null ? cursor : memory.latestCursor();
+        }
+        return events.stream(namespace, from);
+    }
+
+    @ExceptionHandler(InvalidMemoryRequestException.class)
+    ResponseEntity<ProblemDetail> invalid(InvalidMemoryRequestException e) {
+        ProblemDetail pd =
+                Problems.of(HttpStatus.BAD_REQUEST, "invalid-memory-request", "Invalid memory request", e.getMessage());
+        pd.setProperty("field", e.field());
+        return ResponseEntity.badRequest().body(pd);
+    }
+
+    private ResponseEntity<ProblemDetail> conflict(String namespace, String key, WriteOutcome.Conflict c) {
+        ProblemDetail pd = Problems.of(
+                HttpStatus.PRECONDITION_FAILED,
+                "version-conflict",
+                "Version conflict",
+                c.current() == null && c.currentVersion() == 0
+                        ? namespace + "/" + key + " does not exist"
+                        : namespace + "/" + key + " is at version " + c.currentVersion()
+                                + ": re-read, re-decide and retry with If-Match: \"" + c.currentVersion() + "\"");
+        pd.setProperty("currentVersion", c.currentVersion());
+        pd.setProperty("current", c.current() == null ? null : view(c.current()));
+        var response = ResponseEntity.status(HttpStatus.PRECONDITION_FAILED);
+        if (c.currentVersion() > 0) {
+            response.eTag(etag(c.currentVersion()));
+        }
+        return response.body(pd);
+    }
+
+    private static long expectedVersion(@Nullable String ifMatch, @Nullable String ifNoneMatch, boolean mayCreate) {
+        if (ifMatch != null && ifNoneMatch != null) {
+            throw ApiProblem.badHeader("If-Match", "send either If-Match or If-None-Match, not both");
+        }
+        if (ifNoneMatch != null) {
+            if (!mayCreate || !ifNoneMatch.trim().equals("*")) {
+                throw ApiProblem.badHeader("If-None-Match", "only '*' (create if absent) is supported on writes");
+            }
+            return 0;
+        }
+        if (ifMatch == null) {
+            throw new ApiProblem(
+                            HttpStatus.PRECONDITION_REQUIRED,
+                            "precondition-required",
+                            "Precondition required",
+                            "send If-Match: \"<version>\" (from the ETag you read)"
+                                    + (mayCreate ? " or If-None-Match: * to create" : ""))
+                    .with("header", "If-Match");
+        }
+        String v = ifMatch.trim();
+        if (v.startsWith("W/")) {
+            v = v.substring(2);
+        }
+        if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+            v = v.substring(1, v.length() - 1);
+        }
+        try {
+            long version = Long.parseLong(v);
+            if (version < 1) {
+                throw ApiProblem.badHeader("If-Match", "the version must be 1 or more");
+            }
+            return version;
+        } catch (NumberFormatException e) {
+            throw ApiProblem.badHeader("If-Match", "expected a quoted version such as \"3\", got " + ifMatch);
+        }
+    }
+
+    private EntryView view(MemoryEntry e) {
+        return new EntryView(
+                e.namespace(),
+                e.key(),
+                json.readTree(e.value()),
+                e.version(),
+                e.updatedAt(),
+                WriterView.of(e.updatedBy()));
+    }
+
+    private static String etag(long version) {
+        return "\"" + version + "\"";
+    }
+}

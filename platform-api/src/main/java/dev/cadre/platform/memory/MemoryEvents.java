@@ -1,0 +1,81 @@
+package dev.cadre.platform.memory;
+
+import dev.cadre.memory.MemoryChange;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.Subscription;
+import dev.cadre.platform.web.SseHeartbeat;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Component;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Streams a namespace's memory changes as server-sent events whose ids are resumable cursors. */
+@Component
+class MemoryEvents {
+
+    private final SharedMemory memory;
+    private final JsonMapper json;
+    private final SseHeartbeat heartbeat;
+
+    MemoryEvents(SharedMemory memory, JsonMapper json, SseHeartbeat heartbeat) {
+        this.memory = memory;
+        this.json = json;
+        this.heartbeat = heartbeat;
+    }
+
+    record ChangeView(
+            long cursor,
+            String namespace,
+            String key,
+            long version,
+            @Nullable JsonNode value,
+            boolean deleted,
+            Instant updatedAt,
+            MemoryController.WriterView updatedBy) {}
+
+    SseEmitter stream(String namespace, long fromCursor) {
+        SseEmitter emitter = new SseEmitter(0L);
+        AtomicReference<Subscription> subscription = new AtomicReference<>();
+        Runnable close = () -> {
+            heartbeat.unregister(emitter);
+            Subscription s = subscription.getAndSet(null);
+            if (s != null) {
+                s.close();
+            }
+        };
+        emitter.onCompletion(close);
+        emitter.onTimeout(close);
+        emitter.onError(e -> close.run());
+        heartbeat.register(emitter, close);
+        subscription.set(memory.subscribe(fromCursor, change -> send(emitter, namespace, change, close)));
+        return emitter;
+    }
+
+    private void send(SseEmitter emitter, String namespace, MemoryChange change, Runnable close) {
+        if (!change.namespace().equals(namespace)) {
+            return;
+        }
+        var view = new ChangeView(
+                change.cursor(),
+                change.namespace(),
+                change.key(),
+                change.version(),
+                change.value() == null ? null : json.readTree(change.value()),
+                change.deleted(),
+                change.updatedAt(),
+                MemoryController.WriterView.of(change.updatedBy()));
+        try {
+            emitter.send(SseEmitter.event()
+                    .id(Long.toString(change.cursor()))
+                    .name(change.deleted() ? "deleted" : "changed")
+                    .data(view));
+        } catch (IOException | IllegalStateException e) {
+            close.run();
+            emitter.completeWithError(e);
+        }
+    }
+}

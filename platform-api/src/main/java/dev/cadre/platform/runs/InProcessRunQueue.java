@@ -1,0 +1,71 @@
+package dev.cadre.platform.runs;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded default's queue: a virtual thread per run waiting for one of
+ * {@code maxConcurrent} execution slots — bounded concurrency without a thread pool to size.
+ */
+final class InProcessRunQueue implements RunQueue, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(InProcessRunQueue.class);
+
+    private final Semaphore slots;
+    private final Consumer<String> executor;
+    private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("cadre-run-slot-", 0).factory());
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final AtomicInteger running = new AtomicInteger();
+
+    InProcessRunQueue(int maxConcurrent, Consumer<String> executor) {
+        this.slots = new Semaphore(maxConcurrent, true);
+        this.executor = executor;
+    }
+
+    @Override
+    public void enqueue(String runId) {
+        waiting.incrementAndGet();
+        threads.execute(() -> {
+            boolean acquired = false;
+            try {
+                slots.acquire();
+                acquired = true;
+                waiting.decrementAndGet();
+                running.incrementAndGet();
+                executor.accept(runId);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                log.error("Run {} could not be executed", runId, e);
+            } finally {
+                if (acquired) {
+                    running.decrementAndGet();
+                    slots.release();
+                } else {
+                    waiting.decrementAndGet();
+                }
+            }
+        });
+    }
+
+    @Override
+    public int queued() {
+        return waiting.get();
+    }
+
+    @Override
+    public int executing() {
+        return running.get();
+    }
+
+    @Override
+    public void close() {
+        threads.shutdownNow();
+    }
+}

@@ -1,0 +1,86 @@
+package dev.cadre.platform.runs;
+
+import dev.cadre.agent.journal.JournalEntry;
+import dev.cadre.agent.journal.JournalKey;
+import dev.cadre.agent.journal.ToolJournal;
+import dev.cadre.agent.run.CheckpointCodec;
+import dev.cadre.agent.tool.ToolResult;
+import java.sql.Timestamp;
+import java.time.Clock;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The durable tool journal: each write commits on its own before returning (no surrounding
+ * transaction), so "started" is on disk before the side effect begins.
+ */
+@Component
+class JdbcToolJournal implements ToolJournal {
+
+    private final JdbcClient jdbc;
+    private final CheckpointCodec codec;
+    private final JsonMapper json;
+    private final Clock clock;
+
+    JdbcToolJournal(JdbcClient jdbc, CheckpointCodec codec, JsonMapper json, Clock clock) {
+        this.jdbc = jdbc;
+        this.codec = codec;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    @Override
+    public @Nullable JournalEntry find(JournalKey key) {
+        return jdbc.sql("SELECT tool, arguments, state, result FROM cadre_tool_journal"
+                        + " WHERE run_id = ? AND session_id = ? AND call_id = ?")
+                .params(key.runId(), key.sessionId(), key.callId())
+                .query((rs, i) -> {
+                    String result = rs.getString("result");
+                    if ("finished".equals(rs.getString("state")) && result != null) {
+                        return (JournalEntry) new JournalEntry.Finished(key, codec.readToolResult(result));
+                    }
+                    String args = rs.getString("arguments");
+                    return new JournalEntry.Started(
+                            key, rs.getString("tool"), args == null ? json.createObjectNode() : json.readTree(args));
+                })
+                .optional()
+                .orElse(null);
+    }
+
+    @Override
+    public void started(JournalKey key, String tool, JsonNode arguments) {
+        try {
+            jdbc.sql("INSERT INTO cadre_tool_journal (run_id, session_id, call_id, tool, arguments, state, started_at)"
+                            + " VALUES (?, ?, ?, ?, ?, 'started', ?)")
+                    .params(
+                            key.runId(),
+                            key.sessionId(),
+                            key.callId(),
+                            tool,
+                            arguments.toString(),
+                            Timestamp.from(clock.instant()))
+                    .update();
+        } catch (DuplicateKeyException e) {
+            // Already journalled by an earlier attempt: the loop consults find() before running, so
+            // reaching here means that attempt's outcome is unknown — refuse to run it again.
+            throw new IllegalStateException("tool call " + key + " was already started once; not running it twice", e);
+        }
+    }
+
+    @Override
+    public void finished(JournalKey key, ToolResult result) {
+        jdbc.sql("UPDATE cadre_tool_journal SET state = 'finished', result = ?, finished_at = ?"
+                        + " WHERE run_id = ? AND session_id = ? AND call_id = ?")
+                .params(
+                        codec.writeToolResult(result),
+                        Timestamp.from(clock.instant()),
+                        key.runId(),
+                        key.sessionId(),
+                        key.callId())
+                .update();
+    }
+}

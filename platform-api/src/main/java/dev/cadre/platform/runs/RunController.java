@@ -1,0 +1,202 @@
+package dev.cadre.platform.runs;
+
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.web.ApiProblem;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Runs: submit, follow (SSE), inspect, list and cancel. */
+@RestController
+@RequestMapping("/api/v1/runs")
+class RunController {
+
+    private final RunService runs;
+    private final RunEventStreams streams;
+    private final JsonMapper json;
+
+    RunController(RunService runs, RunEventStreams streams, JsonMapper json) {
+        this.runs = runs;
+        this.streams = streams;
+        this.json = json;
+    }
+
+    /** {@code context} may be text or any JSON value (stored as its JSON text). */
+    record SubmitRunRequest(
+            @Nullable String agent,
+            @Nullable String input,
+            @Nullable JsonNode context) {}
+
+    record ErrorView(
+            String category,
+            @Nullable String code,
+            @Nullable String message) {}
+
+    record UsageView(long inputTokens, long outputTokens, long totalTokens) {}
+
+    record RunView(
+            String id,
+            String agent,
+            String status,
+            String input,
+            @Nullable String context,
+            @Nullable String result,
+            @Nullable ErrorView error,
+            JsonNode subagents,
+            JsonNode toolsCalled,
+            UsageView usage,
+            int iterations,
+            String submittedBy,
+            @Nullable String traceId,
+            int resumeCount,
+            Instant createdAt,
+            @Nullable Instant startedAt,
+            @Nullable Instant finishedAt,
+            @Nullable Long durationMs,
+            Map<String, String> links) {}
+
+    record RunPage(List<RunView> items, long total, int offset, int limit) {}
+
+    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<RunView> submit(
+            @RequestBody SubmitRunRequest body,
+            @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
+            @AuthenticationPrincipal CadrePrincipal caller) {
+        String context = body.context() == null || body.context().isNull()
+                ? null
+                : body.context().isString()
+                        ? body.context().asString()
+                        : body.context().toString();
+        RunService.Submitted s = runs.submit(body.agent(), body.input(), context, caller.name(), idempotencyKey);
+        RunView view = view(s.run());
+        var response = ResponseEntity.status(HttpStatus.ACCEPTED)
+                .location(URI.create(view.links().get("self")));
+        if (!s.created()) {
+            response.header("Idempotent-Replayed", "true");
+        }
+        return response.body(view);
+    }
+
+    @GetMapping("/{id}")
+    RunView get(@PathVariable String id) {
+        return view(runs.get(id));
+    }
+
+    @GetMapping
+    RunPage list(
+            @RequestParam(required = false) @Nullable String status,
+            @RequestParam(required = false) @Nullable String agent,
+            @RequestParam(required = false) @Nullable String from,
+            @RequestParam(required = false) @Nullable String to,
+            @RequestParam(required = false) @Nullable String q,
+            @RequestParam(defaultValue = "0") @Min(0) int offset,
+            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        RunStatus s;
+        try {
+            s = status == null || status.isBlank() ? null : RunStatus.fromWire(status);
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.badField("status", e.getMessage()).with("parameter", "status");
+        }
+        var query = new RunStore.Query(
+                s, blankToNull(agent), time("from", from), time("to", to), blankToNull(q), offset, limit);
+        return new RunPage(runs.list(query).stream().map(this::view).toList(), runs.count(query), offset, limit);
+    }
+
+    @PostMapping("/{id}/cancel")
+    ResponseEntity<RunView> cancel(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        return ResponseEntity.status(HttpStatus.ACCEPTED).body(view(runs.cancel(id, caller.name())));
+    }
+
+    @GetMapping(value = "/{id}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    SseEmitter events(
+            @PathVariable String id,
+            @RequestParam(defaultValue = "main") String scope,
+            @RequestHeader(value = "Last-Event-ID", required = false) @Nullable String lastEventId) {
+        runs.get(id);
+        if (!scope.equals("main") && !scope.equals("all")) {
+            throw ApiProblem.badField("scope", "must be 'main' (the run's own stream) or 'all' (with subagents)")
+                    .with("parameter", "scope");
+        }
+        long after = 0;
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            try {
+                after = Long.parseLong(lastEventId.trim());
+            } catch (NumberFormatException e) {
+                throw ApiProblem.badHeader("Last-Event-ID", "must be the id of an event of this stream (a number)");
+            }
+        }
+        return streams.open(id, after, scope.equals("all"));
+    }
+
+    private static @Nullable String blankToNull(@Nullable String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    private static @Nullable Instant time(String name, @Nullable String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw ApiProblem.badField(name, "'" + value + "' is not an ISO-8601 instant such as 2026-12-01T00:00:00Z")
+                    .with("parameter", name);
+        }
+    }
+
+    RunView view(RunRecord r) {
+        String self = "/api/v1/runs/" + r.id();
+        Long duration = r.startedAt() == null
+                ? null
+                : Duration.between(r.startedAt(), r.finishedAt() == null ? Instant.now() : r.finishedAt())
+                        .toMillis();
+        return new RunView(
+                r.id(),
+                r.agent(),
+                r.status().wire(),
+                r.input(),
+                r.context(),
+                r.result(),
+                r.failureCategory() == null
+                        ? null
+                        : new ErrorView(r.failureCategory(), r.failureCode(), r.failureMessage()),
+                r.subagentsJson() == null ? json.createArrayNode() : json.readTree(r.subagentsJson()),
+                r.toolsCalledJson() == null ? json.createArrayNode() : json.readTree(r.toolsCalledJson()),
+                new UsageView(r.inputTokens(), r.outputTokens(), r.inputTokens() + r.outputTokens()),
+                r.iterations(),
+                r.submittedBy(),
+                r.traceId(),
+                r.resumeCount(),
+                r.createdAt(),
+                r.startedAt(),
+                r.finishedAt(),
+                duration,
+                Map.of(
+                        "self", self,
+                        "events", self + "/events",
+                        "trace", self + "/trace",
+                        "cancel", self + "/cancel",
+                        "approvals", "/api/v1/approvals?runId=" + r.id()));
+    }
+}

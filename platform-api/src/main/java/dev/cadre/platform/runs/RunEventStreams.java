@@ -1,0 +1,82 @@
+package dev.cadre.platform.runs;
+
+import dev.cadre.platform.web.SseHeartbeat;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.stereotype.Component;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+/**
+ * Server-sent events of a run: replays stored events after the client's Last-Event-ID, then
+ * follows new ones until the run has ended and everything was sent. Reading from the event table
+ * (woken in-process, polling as a fallback) makes a stream resumable and independent of which
+ * instance executes the run.
+ */
+@Component
+class RunEventStreams {
+
+    private static final int BATCH = 500;
+    private static final long POLL_MILLIS = 1_000;
+
+    private final RunEvents events;
+    private final RunStore store;
+    private final SseHeartbeat heartbeat;
+
+    RunEventStreams(RunEvents events, RunStore store, SseHeartbeat heartbeat) {
+        this.events = events;
+        this.store = store;
+        this.heartbeat = heartbeat;
+    }
+
+    SseEmitter open(String runId, long afterSeq, boolean includeSubagents) {
+        SseEmitter emitter = new SseEmitter(0L);
+        AtomicBoolean gone = new AtomicBoolean();
+        Runnable stop = () -> {
+            gone.set(true);
+            heartbeat.unregister(emitter);
+        };
+        emitter.onCompletion(stop);
+        emitter.onTimeout(stop);
+        emitter.onError(e -> stop.run());
+        heartbeat.register(emitter, stop);
+        Thread.ofVirtual()
+                .name("sse-run-" + runId)
+                .start(() -> follow(runId, afterSeq, includeSubagents, emitter, gone));
+        return emitter;
+    }
+
+    private void follow(String runId, long afterSeq, boolean includeSubagents, SseEmitter emitter, AtomicBoolean gone) {
+        long last = afterSeq;
+        try {
+            while (!gone.get()) {
+                // Read the status before the events: if it is terminal, every event is already stored.
+                boolean ended =
+                        store.find(runId).map(r -> r.status().terminal()).orElse(true);
+                List<RunEvents.StoredEvent> batch = events.since(runId, last, includeSubagents, BATCH);
+                for (RunEvents.StoredEvent e : batch) {
+                    emitter.send(SseEmitter.event()
+                            .id(Long.toString(e.seq()))
+                            .name(e.type())
+                            .data(e.data()));
+                    last = e.seq();
+                }
+                if (batch.size() == BATCH) {
+                    continue;
+                }
+                if (ended) {
+                    emitter.complete();
+                    return;
+                }
+                events.awaitAppend(POLL_MILLIS);
+            }
+        } catch (IOException | IllegalStateException e) {
+            emitter.completeWithError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            emitter.complete();
+        } finally {
+            heartbeat.unregister(emitter);
+        }
+    }
+}

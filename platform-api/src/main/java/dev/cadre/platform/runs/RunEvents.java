@@ -1,0 +1,143 @@
+package dev.cadre.platform.runs;
+
+import dev.cadre.agent.event.AgentEvent;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The durable event log of runs: every event (main stream and subagents') gets a run-wide sequence
+ * number, which is the SSE event id a client resumes from. Readers waiting for new events are woken
+ * in-process; anything that missed a wake-up still finds the events by polling the table.
+ */
+@Repository
+public class RunEvents {
+
+    /** One stored event. */
+    public record StoredEvent(String runId, long seq, String type, boolean mainStream, JsonNode data, Instant at) {}
+
+    private final JdbcClient jdbc;
+    private final EventJson eventJson;
+    private final JsonMapper json;
+    private final Map<String, AtomicLong> sequences = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition appended = lock.newCondition();
+
+    RunEvents(JdbcClient jdbc, EventJson eventJson, JsonMapper json) {
+        this.jdbc = jdbc;
+        this.eventJson = eventJson;
+        this.json = json;
+    }
+
+    /** Stores an agent event; returns its run-wide sequence number. */
+    public long append(AgentEvent event) {
+        ObjectNode data = eventJson.toJson(event);
+        return append(
+                event.meta().runId(),
+                event.type(),
+                event.meta().isMainStream(),
+                event.meta().sessionId(),
+                event.meta().parentSessionId(),
+                data,
+                event.meta().at());
+    }
+
+    /** Stores a platform-level event (e.g. a status change made by the platform, not an agent). */
+    public long append(
+            String runId,
+            String type,
+            boolean mainStream,
+            String sessionId,
+            String parentSessionId,
+            ObjectNode data,
+            Instant at) {
+        // One instance executes a run at a time, so an in-memory counter seeded from the table is
+        // enough; the primary key still rejects a duplicate should that ever not hold.
+        AtomicLong counter = sequences.computeIfAbsent(runId, id -> new AtomicLong(maxSeq(id)));
+        long seq;
+        // Numbering and inserting under one lock per run: a reader that saw event n has seen every
+        // event before n (concurrent subagents would otherwise commit out of order).
+        synchronized (counter) {
+            seq = counter.incrementAndGet();
+            data.put("seq", seq);
+            insert(runId, seq, sessionId, parentSessionId, mainStream, type, data, at);
+        }
+        signal();
+        return seq;
+    }
+
+    private void insert(
+            String runId,
+            long seq,
+            String sessionId,
+            String parentSessionId,
+            boolean mainStream,
+            String type,
+            ObjectNode data,
+            Instant at) {
+        jdbc.sql("INSERT INTO cadre_run_event (run_id, seq, session_id, parent_session_id, main_stream, type, data, at)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                .params(runId, seq, sessionId, parentSessionId, mainStream, type, data.toString(), Timestamp.from(at))
+                .update();
+    }
+
+    /** Events after {@code afterSeq}, in order; subagents' events only with {@code includeSubagents}. */
+    public List<StoredEvent> since(String runId, long afterSeq, boolean includeSubagents, int limit) {
+        return jdbc.sql(
+                        "SELECT run_id, seq, type, main_stream, data, at FROM cadre_run_event WHERE run_id = ? AND seq > ?"
+                                + (includeSubagents ? "" : " AND main_stream = TRUE")
+                                + " ORDER BY seq LIMIT ?")
+                .params(runId, afterSeq, limit)
+                .query((rs, i) -> new StoredEvent(
+                        rs.getString("run_id"),
+                        rs.getLong("seq"),
+                        rs.getString("type"),
+                        rs.getBoolean("main_stream"),
+                        json.readTree(rs.getString("data")),
+                        rs.getTimestamp("at").toInstant()))
+                .list();
+    }
+
+    /** Forgets the in-memory counter of a finished run. */
+    public void release(String runId) {
+        sequences.remove(runId);
+    }
+
+    /** Waits up to {@code millis} for any new event (or returns early when interrupted). */
+    public void awaitAppend(long millis) throws InterruptedException {
+        lock.lock();
+        try {
+            appended.await(millis, TimeUnit.MILLISECONDS);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes readers, e.g. after a run's status changed without an event. */
+    public void signal() {
+        lock.lock();
+        try {
+            appended.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long maxSeq(String runId) {
+        return jdbc.sql("SELECT COALESCE(MAX(seq), 0) FROM cadre_run_event WHERE run_id = ?")
+                .param(runId)
+                .query(Long.class)
+                .single();
+    }
+}

@@ -1,0 +1,241 @@
+package dev.cadre.platform.runs;
+
+import dev.cadre.agent.Failure;
+import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.run.Checkpoint;
+import dev.cadre.agent.run.CheckpointCodec;
+import dev.cadre.agent.run.RunHandle;
+import dev.cadre.agent.run.RunObserver;
+import dev.cadre.agent.run.RunOutcome;
+import dev.cadre.agent.run.RunRequest;
+import dev.cadre.agent.run.SubagentOutcome;
+import dev.cadre.platform.approvals.ApprovalService;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Executes runs on this instance: starts (or resumes from its checkpoint) the agent loop, persists
+ * every event and checkpoint as they happen, keeps the A2A status in step (input-required while a
+ * human decision is awaited), and records the outcome. Everything that reaches the database here
+ * is what survives a crash.
+ */
+public final class RunExecutor {
+
+    private static final Logger log = LoggerFactory.getLogger(RunExecutor.class);
+    private static final EnumSet<RunStatus> LIVE =
+            EnumSet.of(RunStatus.SUBMITTED, RunStatus.WORKING, RunStatus.INPUT_REQUIRED);
+
+    private final AgentRunner runner;
+    private final RunStore store;
+    private final RunEvents events;
+    private final CheckpointCodec codec;
+    private final ApprovalService approvals;
+    private final JsonMapper json;
+    private final List<RunLifecycleListener> listeners;
+    private final Map<String, RunHandle> active = new ConcurrentHashMap<>();
+
+    public RunExecutor(
+            AgentRunner runner,
+            RunStore store,
+            RunEvents events,
+            CheckpointCodec codec,
+            ApprovalService approvals,
+            JsonMapper json,
+            List<RunLifecycleListener> listeners) {
+        this.runner = runner;
+        this.store = store;
+        this.events = events;
+        this.codec = codec;
+        this.approvals = approvals;
+        this.json = json;
+        this.listeners = listeners;
+    }
+
+    /** Told when runs start and end (metrics, tracing). */
+    public interface RunLifecycleListener {
+        default void started(RunRecord run) {}
+
+        default void finished(RunRecord run, RunOutcome outcome, RunStatus status) {}
+    }
+
+    /** Runs {@code runId} to its end on the calling thread. */
+    public void execute(String runId) {
+        RunRecord run = store.find(runId).orElse(null);
+        if (run == null || run.status().terminal()) {
+            return;
+        }
+        if (!store.transition(runId, LIVE, RunStatus.WORKING)) {
+            return;
+        }
+        AtomicInteger waitingForHumans = new AtomicInteger();
+        RunObserver observer = new RunObserver() {
+            @Override
+            public void onEvent(AgentEvent event) {
+                events.append(event);
+                switch (event) {
+                    case AgentEvent.ApprovalRequested e -> {
+                        if (waitingForHumans.incrementAndGet() == 1) {
+                            store.transition(runId, EnumSet.of(RunStatus.WORKING), RunStatus.INPUT_REQUIRED);
+                        }
+                    }
+                    case AgentEvent.ApprovalResolved e -> {
+                        if (waitingForHumans.decrementAndGet() == 0) {
+                            store.transition(runId, EnumSet.of(RunStatus.INPUT_REQUIRED), RunStatus.WORKING);
+                        }
+                    }
+                    default -> {
+                        // other events change nothing in the run's row
+                    }
+                }
+            }
+
+            @Override
+            public void onCheckpoint(Checkpoint checkpoint) {
+                store.checkpoint(
+                        runId,
+                        codec.write(checkpoint),
+                        checkpoint.iterations(),
+                        checkpoint.usage().inputTokens(),
+                        checkpoint.usage().outputTokens());
+            }
+        };
+        RunHandle handle;
+        try {
+            if (run.checkpoint() != null) {
+                handle = runner.resume(codec.read(run.checkpoint()), observer);
+            } else {
+                handle = runner.start(new RunRequest(runId, runId, run.agent(), run.input(), run.context()), observer);
+            }
+        } catch (IllegalArgumentException e) {
+            fail(run, new Failure(FailureCategory.ORCHESTRATION_ERROR, "cannot_start", e.getMessage()));
+            return;
+        }
+        active.put(runId, handle);
+        listeners.forEach(l -> l.started(run));
+        try {
+            // A cancel that arrived between the transition and registering the handle.
+            store.find(runId).filter(r -> r.status() == RunStatus.CANCELED).ifPresent(r -> handle.cancel());
+            RunOutcome outcome = handle.outcome().join();
+            finish(run, outcome);
+        } finally {
+            active.remove(runId);
+            events.release(runId);
+        }
+    }
+
+    /** Cancels a run executing here; false when it is not executing on this instance. */
+    public boolean cancelLocal(String runId) {
+        RunHandle handle = active.get(runId);
+        if (handle == null) {
+            return false;
+        }
+        handle.cancel();
+        return true;
+    }
+
+    public boolean isActive(String runId) {
+        return active.containsKey(runId);
+    }
+
+    public int activeCount() {
+        return active.size();
+    }
+
+    /** Ends a run that could not execute at all. */
+    public void fail(RunRecord run, Failure failure) {
+        if (store.finish(
+                run.id(),
+                RunStatus.FAILED,
+                null,
+                failure.category().name(),
+                failure.code(),
+                failure.message(),
+                null,
+                null,
+                run.inputTokens(),
+                run.outputTokens(),
+                run.iterations())) {
+            ObjectNode data = JsonNodeFactory.instance.objectNode();
+            data.put("type", "error");
+            data.put("runId", run.id());
+            data.put("status", "failed");
+            EventJson.putFailure(data, failure);
+            events.append(run.id(), "error", true, run.id(), null, data, java.time.Instant.now());
+            approvals.cancelPendingOfRun(run.id(), "run failed: " + failure.message());
+            log.warn("Run {} failed before executing: {}", run.id(), failure.message());
+        }
+    }
+
+    private void finish(RunRecord run, RunOutcome outcome) {
+        RunStatus status = switch (outcome.status()) {
+            case OK -> RunStatus.COMPLETED;
+            case CANCELLED -> RunStatus.CANCELED;
+            case DENIED -> RunStatus.REJECTED;
+            case FAILED, TIMEOUT, BUDGET_EXCEEDED -> RunStatus.FAILED;
+        };
+        Failure f = outcome.failure();
+        ArrayNode tools = JsonNodeFactory.instance.arrayNode();
+        outcome.toolsCalled().forEach(tools::add);
+        boolean recorded = store.finish(
+                run.id(),
+                status,
+                outcome.finalText(),
+                f == null ? null : f.category().name(),
+                f == null ? null : f.code(),
+                f == null ? null : f.message(),
+                subagentsJson(outcome.subagents()).toString(),
+                tools.toString(),
+                outcome.usage().inputTokens(),
+                outcome.usage().outputTokens(),
+                outcome.iterations());
+        if (status != RunStatus.COMPLETED) {
+            approvals.cancelPendingOfRun(run.id(), "run ended: " + status.wire());
+        }
+        events.signal();
+        if (recorded) {
+            listeners.forEach(l -> l.finished(run, outcome, status));
+        }
+    }
+
+    ArrayNode subagentsJson(List<SubagentOutcome> subagents) {
+        ArrayNode array = JsonNodeFactory.instance.arrayNode();
+        for (SubagentOutcome s : subagents) {
+            ObjectNode o = array.addObject();
+            o.put("callId", s.callId());
+            o.put("worker", s.worker());
+            o.put("sessionId", s.sessionId());
+            o.put("status", s.status().wireName());
+            o.put("summary", s.summary());
+            o.set("data", s.data());
+            o.set("metrics", s.metrics());
+            EventJson.putFailure(o, s.error());
+            EventJson.putUsage(o, s.usage());
+            o.put("iterations", s.iterations());
+            ArrayNode t = o.putArray("toolsCalled");
+            s.toolsCalled().forEach(t::add);
+            o.put("durationMs", s.duration().toMillis());
+            o.put("degraded", s.degraded());
+            if (!s.subagents().isEmpty()) {
+                o.set("subagents", subagentsJson(s.subagents()));
+            }
+        }
+        return array;
+    }
+
+    @Nullable
+    RunHandle handle(String runId) {
+        return active.get(runId);
+    }
+}

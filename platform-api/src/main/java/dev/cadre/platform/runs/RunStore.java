@@ -1,0 +1,240 @@
+package dev.cadre.platform.runs;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * Persistence of runs. Every state change is one guarded UPDATE ("… WHERE status IN (…)"), so the
+ * run's own thread, an API cancel and the recovery sweep can race without overwriting each other:
+ * the loser's update matches no row and it learns that the run moved on.
+ */
+@Repository
+public class RunStore {
+
+    private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
+            + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
+            + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
+            + " updated_at";
+
+    private final JdbcClient jdbc;
+    private final Clock clock;
+
+    RunStore(JdbcClient jdbc, Clock clock) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+    }
+
+    /** Filters of the run list; null fields do not filter. */
+    public record Query(
+            @Nullable RunStatus status,
+            @Nullable String agent,
+            @Nullable Instant from,
+            @Nullable Instant to,
+            @Nullable String text,
+            int offset,
+            int limit) {}
+
+    public void insert(RunRecord run) {
+        jdbc.sql(
+                        "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
+                                + " trace_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                .params(
+                        run.id(),
+                        run.agent(),
+                        run.input(),
+                        run.context(),
+                        run.status().wire(),
+                        run.submittedBy(),
+                        run.idempotencyKey(),
+                        run.requestHash(),
+                        run.traceId(),
+                        ts(run.createdAt()),
+                        ts(run.updatedAt()))
+                .update();
+    }
+
+    public Optional<RunRecord> find(String id) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE id = ?")
+                .param(id)
+                .query(RunStore::map)
+                .optional();
+    }
+
+    public Optional<RunRecord> findByIdempotencyKey(String submittedBy, String key) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE submitted_by = ? AND idempotency_key = ?")
+                .params(submittedBy, key)
+                .query(RunStore::map)
+                .optional();
+    }
+
+    public List<RunRecord> list(Query q) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_run WHERE 1 = 1");
+        List<Object> params = new ArrayList<>();
+        where(q, sql, params);
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?");
+        params.add(q.limit());
+        params.add(q.offset());
+        return jdbc.sql(sql.toString()).params(params).query(RunStore::map).list();
+    }
+
+    public long count(Query q) {
+        StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM cadre_run WHERE 1 = 1");
+        List<Object> params = new ArrayList<>();
+        where(q, sql, params);
+        return jdbc.sql(sql.toString()).params(params).query(Long.class).single();
+    }
+
+    private static void where(Query q, StringBuilder sql, List<Object> params) {
+        if (q.status() != null) {
+            sql.append(" AND status = ?");
+            params.add(q.status().wire());
+        }
+        if (q.agent() != null) {
+            sql.append(" AND agent = ?");
+            params.add(q.agent());
+        }
+        if (q.from() != null) {
+            sql.append(" AND created_at >= ?");
+            params.add(ts(q.from()));
+        }
+        if (q.to() != null) {
+            sql.append(" AND created_at < ?");
+            params.add(ts(q.to()));
+        }
+        if (q.text() != null && !q.text().isBlank()) {
+            sql.append(" AND (LOWER(input) LIKE ? OR LOWER(COALESCE(result, '')) LIKE ? OR id = ?)");
+            String like = "%" + q.text().toLowerCase(java.util.Locale.ROOT).replace("%", "\\%") + "%";
+            params.add(like);
+            params.add(like);
+            params.add(q.text());
+        }
+    }
+
+    /** Runs not yet in a terminal state, oldest first. */
+    public List<RunRecord> unfinished() {
+        return jdbc.sql("SELECT " + COLUMNS
+                        + " FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
+                        + " ORDER BY created_at")
+                .query(RunStore::map)
+                .list();
+    }
+
+    /** Moves a run between states; false when it was not in one of {@code from}. */
+    public boolean transition(String id, Collection<RunStatus> from, RunStatus to) {
+        StringBuilder sql = new StringBuilder("UPDATE cadre_run SET status = ?, updated_at = ?");
+        List<Object> params = new ArrayList<>(List.of(to.wire(), ts(clock.instant())));
+        if (to == RunStatus.WORKING) {
+            sql.append(", started_at = COALESCE(started_at, ?)");
+            params.add(ts(clock.instant()));
+        }
+        sql.append(" WHERE id = ? AND status IN (");
+        params.add(id);
+        sql.append(String.join(", ", from.stream().map(s -> "?").toList())).append(")");
+        from.forEach(s -> params.add(s.wire()));
+        return jdbc.sql(sql.toString()).params(params).update() == 1;
+    }
+
+    /** Stores the root loop's checkpoint and progress. */
+    public void checkpoint(String id, String checkpoint, int iterations, long inputTokens, long outputTokens) {
+        Instant now = clock.instant();
+        jdbc.sql("UPDATE cadre_run SET checkpoint = ?, checkpoint_at = ?, iterations = ?, input_tokens = ?,"
+                        + " output_tokens = ?, updated_at = ? WHERE id = ?")
+                .params(checkpoint, ts(now), iterations, inputTokens, outputTokens, ts(now), id)
+                .update();
+    }
+
+    /** Records how a run ended, unless it already ended (first outcome wins). */
+    public boolean finish(
+            String id,
+            RunStatus status,
+            @Nullable String result,
+            @Nullable String failureCategory,
+            @Nullable String failureCode,
+            @Nullable String failureMessage,
+            @Nullable String subagentsJson,
+            @Nullable String toolsCalledJson,
+            long inputTokens,
+            long outputTokens,
+            int iterations) {
+        Instant now = clock.instant();
+        return jdbc.sql("UPDATE cadre_run SET status = ?, result = ?, failure_category = ?, failure_code = ?,"
+                                + " failure_message = ?, subagents = ?, tools_called = ?, input_tokens = ?, output_tokens = ?,"
+                                + " iterations = ?, finished_at = ?, updated_at = ?"
+                                + " WHERE id = ? AND status IN ('submitted', 'working', 'input-required')")
+                        .params(
+                                status.wire(),
+                                result,
+                                failureCategory,
+                                failureCode,
+                                failureMessage,
+                                subagentsJson,
+                                toolsCalledJson,
+                                inputTokens,
+                                outputTokens,
+                                iterations,
+                                ts(now),
+                                ts(now),
+                                id)
+                        .update()
+                == 1;
+    }
+
+    public void incrementResumeCount(String id) {
+        jdbc.sql("UPDATE cadre_run SET resume_count = resume_count + 1, updated_at = ? WHERE id = ?")
+                .params(ts(clock.instant()), id)
+                .update();
+    }
+
+    public void setTraceId(String id, String traceId) {
+        jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ?")
+                .params(traceId, id)
+                .update();
+    }
+
+    private static @Nullable Timestamp ts(@Nullable Instant i) {
+        return i == null ? null : Timestamp.from(i);
+    }
+
+    private static @Nullable Instant instant(ResultSet rs, String col) throws SQLException {
+        Timestamp t = rs.getTimestamp(col);
+        return t == null ? null : t.toInstant();
+    }
+
+    private static RunRecord map(ResultSet rs, int row) throws SQLException {
+        return new RunRecord(
+                rs.getString("id"),
+                rs.getString("agent"),
+                rs.getString("input"),
+                rs.getString("context"),
+                RunStatus.fromWire(rs.getString("status")),
+                rs.getString("result"),
+                rs.getString("failure_category"),
+                rs.getString("failure_code"),
+                rs.getString("failure_message"),
+                rs.getString("subagents"),
+                rs.getString("tools_called"),
+                rs.getLong("input_tokens"),
+                rs.getLong("output_tokens"),
+                rs.getInt("iterations"),
+                rs.getString("submitted_by"),
+                rs.getString("idempotency_key"),
+                rs.getString("request_hash"),
+                rs.getString("trace_id"),
+                rs.getString("checkpoint"),
+                rs.getInt("resume_count"),
+                instant(rs, "created_at"),
+                instant(rs, "started_at"),
+                instant(rs, "finished_at"),
+                instant(rs, "updated_at"));
+    }
+}

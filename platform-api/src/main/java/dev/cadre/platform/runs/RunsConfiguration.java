@@ -1,0 +1,119 @@
+package dev.cadre.platform.runs;
+
+import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.run.CheckpointCodec;
+import dev.cadre.agent.run.RunLimits;
+import dev.cadre.agent.run.SharedInputs;
+import dev.cadre.agent.run.SubagentLimiter;
+import dev.cadre.agent.telemetry.AgentTelemetryListener;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.approvals.ApprovalService;
+import dev.cadre.platform.audit.AuditLog;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Wires the agent runtime of agent-core into durable, queued runs. */
+@Configuration(proxyBeanMethods = false)
+class RunsConfiguration {
+
+    @Bean
+    CheckpointCodec checkpointCodec() {
+        return new CheckpointCodec();
+    }
+
+    /** Caps subagents across all runs of this instance, whatever each run's own cap. */
+    @Bean
+    SubagentLimiter platformSubagentLimiter(@Value("${cadre.runs.max-concurrent-subagents:256}") int capacity) {
+        return new SubagentLimiter(capacity);
+    }
+
+    @Bean(destroyMethod = "close")
+    AgentRunner agentRunner(
+            AgentCatalog catalog,
+            ObjectProvider<OpenTelemetry> openTelemetry,
+            ObjectProvider<AgentTelemetryListener> telemetryListener,
+            ApprovalService approvals,
+            JdbcToolJournal journal,
+            SubagentLimiter limiter,
+            SharedMemory memory,
+            @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun) {
+        return AgentRunner.builder(catalog.tree())
+                .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
+                .telemetryListener(telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE))
+                .approvalGate(approvals)
+                .journal(journal)
+                .subagentLimiter(limiter)
+                .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction()))
+                .sharedInputs(memoryInputs(memory))
+                .build();
+    }
+
+    /** {@code memory_keys} of a delegation, as {@code namespace/key}, rendered read-only into the worker's task. */
+    static SharedInputs memoryInputs(SharedMemory memory) {
+        return (runId, sessionId, keys) -> {
+            Map<String, String> values = new LinkedHashMap<>();
+            for (String k : keys) {
+                int slash = k.indexOf('/');
+                if (slash <= 0 || slash == k.length() - 1) {
+                    values.put(k, "(not a memory key: expected namespace/key)");
+                    continue;
+                }
+                try {
+                    values.put(
+                            k,
+                            memory.get(k.substring(0, slash), k.substring(slash + 1))
+                                    .map(e -> e.value() + " (version " + e.version() + ")")
+                                    .orElse("(absent)"));
+                } catch (IllegalArgumentException e) {
+                    values.put(k, "(invalid key: " + e.getMessage() + ")");
+                }
+            }
+            return values;
+        };
+    }
+
+    @Bean
+    RunExecutor runExecutor(
+            AgentRunner runner,
+            RunStore store,
+            RunEvents events,
+            CheckpointCodec codec,
+            ApprovalService approvals,
+            JsonMapper json,
+            List<RunExecutor.RunLifecycleListener> listeners) {
+        return new RunExecutor(runner, store, events, codec, approvals, json, listeners);
+    }
+
+    @Bean(destroyMethod = "close")
+    InProcessRunQueue runQueue(RunExecutor executor, @Value("${cadre.runs.max-concurrent:32}") int maxConcurrent) {
+        return new InProcessRunQueue(maxConcurrent, executor::execute);
+    }
+
+    @Bean
+    RunService runService(
+            RunStore store,
+            RunQueue queue,
+            RunExecutor executor,
+            AgentCatalog catalog,
+            ApprovalService approvals,
+            AuditLog audit,
+            Clock clock,
+            @Value("${cadre.runs.max-resumes:3}") int maxResumes) {
+        return new RunService(store, queue, executor, catalog, approvals, audit, clock, maxResumes);
+    }
+
+    @Bean
+    ApplicationRunner recoverInterruptedRuns(RunService runs) {
+        return args -> runs.recover();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.cadre.platform.support;
+
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.Tools;
+import dev.cadre.platform.agents.ToolProvider;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Side-effecting tools for tests: {@code restart_service} needs approval and records every real
+ * execution, so tests can prove an action ran exactly once (or never). The record is static on
+ * purpose: it must outlive a Spring context to check "never twice" across a restart.
+ */
+@TestConfiguration(proxyBeanMethods = false)
+public class TestTools {
+
+    /** Every execution of restart_service: its arguments as JSON text. */
+    public static final List<String> RESTARTS = new CopyOnWriteArrayList<>();
+
+    /** When set, restart_service blocks on it after recording (to crash "during" the action). */
+    public static final AtomicReference<CountDownLatch> HOLD = new AtomicReference<>();
+
+    public static final ConcurrentHashMap<String, Integer> CALLS = new ConcurrentHashMap<>();
+
+    @Bean
+    ToolProvider sideEffectingTestTools() {
+        Tool restart = Tools.of(
+                "restart_service",
+                "Restart a service on a host. Needs a human's approval.",
+                "{\"type\":\"object\",\"properties\":{\"service\":{\"type\":\"string\"},\"host\":{\"type\":\"string\"}},"
+                        + "\"required\":[\"service\"],\"additionalProperties\":false}",
+                Risk.APPROVE,
+                (args, ctx) -> {
+                    RESTARTS.add(ctx.runId() + " " + args);
+                    CountDownLatch hold = HOLD.get();
+                    if (hold != null) {
+                        hold.await();
+                    }
+                    return "restarted " + args.get("service").asString();
+                });
+        return () -> List.of(restart);
+    }
+}
