@@ -1,5 +1,6 @@
 package dev.cadre.agent.model;
 
+import dev.cadre.agent.internal.JsonText;
 import java.util.List;
 
 /**
@@ -39,7 +40,7 @@ public interface TokenEstimator {
             case AssistantMessage m -> {
                 long n = m.text() == null ? 0 : m.text().length();
                 for (ToolCall call : m.toolCalls()) {
-                    n += call.name().length() + call.arguments().toString().length();
+                    n += call.name().length() + JsonText.approximateLength(call.arguments());
                 }
                 yield n;
             }

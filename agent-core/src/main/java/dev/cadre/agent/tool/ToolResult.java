@@ -2,10 +2,9 @@ package dev.cadre.agent.tool;
 
 import dev.cadre.agent.Failure;
 import dev.cadre.agent.OutcomeStatus;
+import dev.cadre.agent.internal.JsonText;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The structured result of one tool call: a status, the text the model reads, and for a failure
@@ -35,12 +34,12 @@ public record ToolResult(
 
     /** A failed call; the model reads {@code {"status":..., "error":{category, code, message}}}. */
     public static ToolResult failed(String callId, String toolName, OutcomeStatus status, Failure failure) {
-        ObjectNode body = JsonNodeFactory.instance.objectNode();
-        body.put("status", status.wireName());
-        ObjectNode error = body.putObject("error");
-        error.put("category", failure.category().name());
-        error.put("code", failure.code());
-        error.put("message", failure.message());
+        StringBuilder body = new StringBuilder(96 + failure.message().length());
+        body.append("{\"status\":");
+        JsonText.quote(body, status.wireName()).append(",\"error\":{\"category\":");
+        JsonText.quote(body, failure.category().name()).append(",\"code\":");
+        JsonText.quote(body, failure.code()).append(",\"message\":");
+        JsonText.quote(body, failure.message()).append("}}");
         return new ToolResult(callId, toolName, status, body.toString(), failure);
     }
 
@@ -51,9 +50,8 @@ public record ToolResult(
 
     /** A call a human rejected; the comment is what the model reads. */
     public static ToolResult denied(String callId, String toolName, String comment) {
-        ObjectNode body = JsonNodeFactory.instance.objectNode();
-        body.put("status", "denied");
-        body.put("comment", comment);
+        StringBuilder body = new StringBuilder("{\"status\":\"denied\",\"comment\":");
+        JsonText.quote(body, comment).append('}');
         return new ToolResult(callId, toolName, OutcomeStatus.DENIED, body.toString(), null);
     }
 

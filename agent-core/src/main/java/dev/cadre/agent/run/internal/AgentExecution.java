@@ -10,6 +10,7 @@ import dev.cadre.agent.approval.ApprovalDecision;
 import dev.cadre.agent.approval.ApprovalKind;
 import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.agent.internal.JsonText;
 import dev.cadre.agent.journal.JournalEntry;
 import dev.cadre.agent.journal.JournalKey;
 import dev.cadre.agent.model.AssistantMessage;
@@ -456,7 +457,16 @@ public final class AgentExecution {
         }
     }
 
-    private record Turn(List<ToolCall> calls, String why, List<String> plan, SubagentOutcome[] subagents) {}
+    private record Turn(List<ToolCall> calls, String why, SubagentOutcome[] subagents) {
+        /** Every call of the turn, for a human who approves one of them; built only when someone asks. */
+        List<String> plan() {
+            List<String> plan = new ArrayList<>(calls.size());
+            for (ToolCall call : calls) {
+                plan.add(call.name() + " " + call.arguments());
+            }
+            return plan;
+        }
+    }
 
     /** Runs the calls; false when the loop was stopped before all of them ended. */
     private boolean executeTurn(List<ToolCall> calls, Context context) {
@@ -465,12 +475,8 @@ public final class AgentExecution {
         for (int i = 0; i < n; i++) {
             plans[i] = plan(calls.get(i));
         }
-        List<String> planText = new ArrayList<>(n);
-        for (ToolCall call : calls) {
-            planText.add(call.name() + " " + call.arguments());
-        }
         String why = history.getLast() instanceof AssistantMessage a && a.text() != null ? a.text() : "";
-        Turn turn = new Turn(calls, why, planText, new SubagentOutcome[n]);
+        Turn turn = new Turn(calls, why, new SubagentOutcome[n]);
         ToolResult[] results = new ToolResult[n];
 
         for (int i = 0; i < n; i++) {
@@ -638,14 +644,7 @@ public final class AgentExecution {
         long t0 = System.nanoTime();
         Span span = rt.spans()
                 .startTool(
-                        context,
-                        call.name(),
-                        call.id(),
-                        plan.risk(),
-                        worker,
-                        run.runId(),
-                        sessionId,
-                        call.arguments().toString());
+                        context, call.name(), call.id(), plan.risk(), worker, run.runId(), sessionId, call.arguments());
         ToolResult result;
         try {
             result = executeInSpan(index, plan, turn, context.with(span));
@@ -984,13 +983,13 @@ public final class AgentExecution {
             }
         }
         if (status == OutcomeStatus.OK) {
-            ObjectNode body = JsonNodeFactory.instance.objectNode();
-            body.put("status", "ok");
-            body.put("summary", summary);
+            StringBuilder body = new StringBuilder(32 + (summary == null ? 0 : summary.length()));
+            body.append("{\"status\":\"ok\",\"summary\":");
+            JsonText.quote(body, summary == null ? "" : summary);
             if (degraded) {
-                body.put("degraded", true);
+                body.append(",\"degraded\":true");
             }
-            result = ToolResult.ok(call.id(), call.name(), body.toString());
+            result = ToolResult.ok(call.id(), call.name(), body.append('}').toString());
         } else {
             Failure f = parentFailure == null
                     ? new Failure(

@@ -14,6 +14,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The spans of DESIGN.md section 2, following the OpenTelemetry GenAI conventions (development
@@ -125,7 +126,7 @@ public final class Spans {
             boolean worker,
             String runId,
             String sessionId,
-            String arguments) {
+            JsonNode arguments) {
         Span span = tracer.spanBuilder("execute_tool " + tool)
                 .setParent(parent)
                 .setSpanKind(SpanKind.INTERNAL)
@@ -138,7 +139,7 @@ public final class Spans {
                 .setAttribute(SESSION_ID, sessionId)
                 .startSpan();
         if (options.captureContent() && span.isRecording()) {
-            span.setAttribute(TOOL_ARGUMENTS, options.redactor().redact(tool, arguments));
+            span.setAttribute(TOOL_ARGUMENTS, options.redactor().redact(tool, arguments.toString()));
         }
         return span;
     }

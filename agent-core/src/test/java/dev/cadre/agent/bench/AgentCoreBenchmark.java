@@ -1,0 +1,270 @@
+package dev.cadre.agent.bench;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.agent.AgentTree;
+import dev.cadre.agent.Budget;
+import dev.cadre.agent.OutcomeStatus;
+import dev.cadre.agent.model.ModelPort;
+import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.run.RunLimits;
+import dev.cadre.agent.run.RunObserver;
+import dev.cadre.agent.run.RunOutcome;
+import dev.cadre.agent.run.RunRequest;
+import dev.cadre.agent.scripted.AgentScript;
+import dev.cadre.agent.scripted.ScriptedCall;
+import dev.cadre.agent.scripted.ScriptedModel;
+import dev.cadre.agent.scripted.ScriptedTurn;
+import dev.cadre.agent.tool.JsonSchemas;
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.ToolRegistry;
+import dev.cadre.agent.tool.Tools;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The agent-core benchmark of docs/benchmarks/agent-core.md; not a test. Run it with
+ * {@code ./mvnw -B -q -pl agent-core -Pbench verify} (add {@code -Dbench.args=--quick} for a short
+ * smoke run).
+ *
+ * <ol>
+ *   <li>Seed 002's workload: an orchestrator delegates to N workers in one turn; each worker makes 3
+ *       model calls of 80 ms simulated latency (two tool turns and a final answer). Serial = the same
+ *       run with a per-run cap of one concurrent subagent; parallel = cap N. 5 runs each, medians.
+ *   <li>Overhead: the same shape with 1,000 workers of one zero-latency turn; microseconds of wall
+ *       time per subagent, with a no-op OpenTelemetry and with every span exported to an in-memory
+ *       exporter (synchronous SimpleSpanProcessor).
+ *   <li>The floor for comparison: bare virtual threads sleeping the same 3 x 80 ms.
+ * </ol>
+ */
+public final class AgentCoreBenchmark {
+
+    private static final Duration LATENCY = Duration.ofMillis(80);
+
+    private final int runs;
+    private final int overheadRuns;
+
+    private AgentCoreBenchmark(boolean quick) {
+        this.runs = quick ? 2 : 5;
+        this.overheadRuns = quick ? 5 : 15;
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = Arrays.asList(args).contains("--quick");
+        new AgentCoreBenchmark(quick).run(quick);
+    }
+
+    private void run(boolean quick) throws Exception {
+        System.out.printf(
+                Locale.ROOT,
+                "agent-core benchmark - JDK %s, %d cores, %d runs per median%n",
+                Runtime.version(),
+                Runtime.getRuntime().availableProcessors(),
+                runs);
+        System.out.println();
+        System.out.println(
+                "| workload | N | serial median (s) | parallel median (s) | speedup | efficiency | floor (bare virtual threads) efficiency |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (int n : quick ? new int[] {2, 16} : new int[] {2, 16, 256}) {
+            double serial = median(n, 1);
+            double parallel = median(n, n);
+            double floor = floorEfficiency(n);
+            double speedup = serial / parallel;
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %d x 3 turns x 80 ms | %d | %.4f | %.4f | %.3fx | %.3f | %.3f |%n",
+                    n,
+                    n,
+                    serial,
+                    parallel,
+                    speedup,
+                    speedup / n,
+                    floor);
+        }
+        System.out.println();
+        System.out.println("| overhead, zero-latency model | N | median per subagent (us) | runs |");
+        System.out.println("|---|---|---|---|");
+        int n = 1_000;
+        System.out.printf(
+                Locale.ROOT, "| no-op OpenTelemetry | %d | %.1f | %d |%n", n, overhead(n, false), overheadRuns);
+        System.out.printf(
+                Locale.ROOT, "| spans to in-memory exporter | %d | %.1f | %d |%n", n, overhead(n, true), overheadRuns);
+        System.out.printf(
+                Locale.ROOT,
+                "| floor: bare virtual thread per subagent | %d | %.1f | %d |%n",
+                n,
+                floorOverhead(n),
+                overheadRuns);
+    }
+
+    // ---- seed 002's workload ----
+
+    private static AgentTree tree(int n, ModelPort model) {
+        ToolRegistry tools = ToolRegistry.of(Tools.of(
+                "read_file",
+                "Reads a file.",
+                "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}",
+                Risk.AUTO,
+                (args, ctx) -> "VALUE = 42"));
+        AgentSpec orchestrator = AgentSpec.builder("orchestrator")
+                .description("Splits and delegates.")
+                .instructions("You are the orchestrator.")
+                .workers("worker")
+                .budget(new Budget(5, Long.MAX_VALUE / 4, Duration.ofMinutes(30)))
+                .build();
+        AgentSpec worker = AgentSpec.builder("worker")
+                .description("Edits one module.")
+                .instructions("You edit one module.")
+                .tools("read_file")
+                .budget(new Budget(5, 100_000, Duration.ofMinutes(30)))
+                .build();
+        return AgentTree.build(List.of(orchestrator, worker), tools, ref -> model);
+    }
+
+    private static ScriptedModel model(int n, Duration latency, int workerTurns) {
+        ScriptedCall[] calls = new ScriptedCall[n];
+        for (int i = 0; i < n; i++) {
+            calls[i] = new ScriptedCall(null, "worker", JsonSchemas.parse("{\"task\":\"edit module " + i + "\"}"));
+        }
+        ScriptedTurn[] turns = new ScriptedTurn[workerTurns];
+        for (int t = 0; t < workerTurns - 1; t++) {
+            turns[t] = ScriptedTurn.calls(
+                    new ScriptedCall(null, "read_file", JsonSchemas.parse("{\"path\":\"module.py\"}")));
+        }
+        turns[workerTurns - 1] = ScriptedTurn.text("edited: {{results.read_file}}");
+        return new ScriptedModel(
+                Map.of(
+                        "orchestrator", AgentScript.of(ScriptedTurn.calls(calls), ScriptedTurn.text("all done")),
+                        "worker", AgentScript.of(turns).withLatency(latency)),
+                false);
+    }
+
+    private double median(int n, int cap) throws Exception {
+        ScriptedModel model = model(n, LATENCY, 3);
+        List<Double> seconds = new ArrayList<>();
+        try (AgentRunner runner = AgentRunner.builder(tree(n, model))
+                .limits(new RunLimits(cap, 0.25))
+                .build()) {
+            runOnce(runner, "warmup-" + n + "-" + cap);
+            for (int r = 0; r < runs; r++) {
+                long t0 = System.nanoTime();
+                runOnce(runner, "bench-" + n + "-" + cap + "-" + r);
+                seconds.add((System.nanoTime() - t0) / 1e9);
+            }
+        }
+        return median(seconds);
+    }
+
+    private static void runOnce(AgentRunner runner, String runId) throws InterruptedException {
+        RunOutcome outcome = runner.run(RunRequest.of(runId, "orchestrator", "edit the modules"), RunObserver.NONE);
+        if (outcome.status() != OutcomeStatus.OK
+                || outcome.subagents().stream().anyMatch(s -> s.status() != OutcomeStatus.OK)) {
+            throw new IllegalStateException("benchmark run failed: " + outcome.failure() + " "
+                    + outcome.subagents().getFirst());
+        }
+    }
+
+    private double floorEfficiency(int n) throws InterruptedException {
+        List<Double> serial = new ArrayList<>();
+        List<Double> parallel = new ArrayList<>();
+        for (int r = 0; r < runs; r++) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                threeTurns();
+            }
+            serial.add((System.nanoTime() - t0) / 1e9);
+            t0 = System.nanoTime();
+            List<Thread> threads = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        threeTurns();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            parallel.add((System.nanoTime() - t0) / 1e9);
+        }
+        return median(serial) / median(parallel) / n;
+    }
+
+    private static void threeTurns() throws InterruptedException {
+        for (int t = 0; t < 3; t++) {
+            Thread.sleep(LATENCY);
+        }
+    }
+
+    // ---- overhead ----
+
+    private double overhead(int n, boolean spans) throws Exception {
+        ScriptedModel model = model(n, Duration.ZERO, 1);
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        OpenTelemetry otel = spans
+                ? OpenTelemetrySdk.builder()
+                        .setTracerProvider(SdkTracerProvider.builder()
+                                .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                                .build())
+                        .build()
+                : OpenTelemetry.noop();
+        List<Double> micros = new ArrayList<>();
+        try (AgentRunner runner = AgentRunner.builder(tree(n, model))
+                .openTelemetry(otel)
+                .limits(new RunLimits(256, 0.25))
+                .build()) {
+            for (int w = 0; w < 10; w++) {
+                runOnce(runner, "warmup-overhead-" + w);
+                exporter.reset();
+            }
+            for (int r = 0; r < overheadRuns; r++) {
+                long t0 = System.nanoTime();
+                runOnce(runner, "overhead-" + r);
+                micros.add((System.nanoTime() - t0) / 1e3 / n);
+                int exported = exporter.getFinishedSpanItems().size();
+                if (spans && exported != 3 + 3 * n) {
+                    throw new IllegalStateException("expected " + (3 + 3 * n) + " spans, exported " + exported);
+                }
+                exporter.reset();
+            }
+        }
+        return median(micros);
+    }
+
+    private double floorOverhead(int n) throws InterruptedException {
+        List<Double> micros = new ArrayList<>();
+        AtomicInteger sink = new AtomicInteger();
+        for (int r = 0; r < overheadRuns + 10; r++) {
+            long t0 = System.nanoTime();
+            List<Thread> threads = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                threads.add(Thread.ofVirtual().start(sink::incrementAndGet));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            if (r >= 10) {
+                micros.add((System.nanoTime() - t0) / 1e3 / n);
+            }
+        }
+        return median(micros);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Double::compare);
+        int m = sorted.size() / 2;
+        return sorted.size() % 2 == 1 ? sorted.get(m) : (sorted.get(m - 1) + sorted.get(m)) / 2;
+    }
+}
