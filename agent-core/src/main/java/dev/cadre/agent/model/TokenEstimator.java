@@ -20,7 +20,7 @@ public interface TokenEstimator {
             chars += 16
                     + tool.name().length()
                     + tool.description().length()
-                    + tool.parametersSchema().toString().length();
+                    + JsonText.approximateLength(tool.parametersSchema());
         }
         return (chars + 3) / 4;
     };

@@ -1,6 +1,7 @@
 package dev.cadre.agent.scripted;
 
 import dev.cadre.agent.TokenUsage;
+import dev.cadre.agent.internal.JsonText;
 import dev.cadre.agent.model.AssistantMessage;
 import dev.cadre.agent.model.Message;
 import dev.cadre.agent.model.ModelException;
@@ -218,8 +219,7 @@ public final class ScriptedModel implements ModelPort {
         if (usage == null) {
             long output = text == null ? 0 : TokenEstimator.ofText(text);
             for (ToolCall call : calls) {
-                output += TokenEstimator.ofText(call.name())
-                        + TokenEstimator.ofText(call.arguments().toString());
+                output += (call.name().length() + JsonText.approximateLength(call.arguments()) + 3) / 4;
             }
             usage = new TokenUsage(
                     TokenEstimator.CHARACTERS_DIV_4.estimate(request.messages(), request.tools()), output);

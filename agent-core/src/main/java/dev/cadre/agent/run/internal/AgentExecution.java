@@ -457,7 +457,13 @@ public final class AgentExecution {
         }
     }
 
-    private record Turn(List<ToolCall> calls, String why, SubagentOutcome[] subagents) {
+    /**
+     * One turn's calls and what their execution produced. Parent-level events of a call
+     * ({@code subagent_started} of concurrent workers, {@code subagent_finished}, {@code tool_result}) are
+     * emitted by the loop thread, in call order: concurrent workers never contend for the parent's
+     * stream, which profiling showed to be the largest cost of a thousand-worker turn.
+     */
+    private record Turn(List<ToolCall> calls, String why, SubagentOutcome[] subagents, boolean[] startAnnounced) {
         /** Every call of the turn, for a human who approves one of them; built only when someone asks. */
         List<String> plan() {
             List<String> plan = new ArrayList<>(calls.size());
@@ -476,7 +482,7 @@ public final class AgentExecution {
             plans[i] = plan(calls.get(i));
         }
         String why = history.getLast() instanceof AssistantMessage a && a.text() != null ? a.text() : "";
-        Turn turn = new Turn(calls, why, new SubagentOutcome[n]);
+        Turn turn = new Turn(calls, why, new SubagentOutcome[n], new boolean[n]);
         ToolResult[] results = new ToolResult[n];
 
         for (int i = 0; i < n; i++) {
@@ -489,7 +495,8 @@ public final class AgentExecution {
         for (int i = 0; i < n; i++) {
             if (plans[i] instanceof Rejected r) {
                 results[i] = r.result();
-                announce(calls.get(i), r.result(), Risk.AUTO, false, 0);
+                toolCallFinished(calls.get(i), r.result(), Risk.AUTO, false, 0);
+                afterCall(i, results[i], turn);
             }
         }
         List<Integer> concurrent = new ArrayList<>();
@@ -503,11 +510,16 @@ public final class AgentExecution {
         if (concurrent.size() == 1) {
             int i = concurrent.getFirst();
             results[i] = execute(i, plans[i], turn, context);
+            afterCall(i, results[i], turn);
         } else if (concurrent.size() > 1) {
             List<CompletableFuture<ToolResult>> futures = new ArrayList<>(concurrent.size());
             for (int i : concurrent) {
                 CompletableFuture<ToolResult> future = new CompletableFuture<>();
                 Plan plan = plans[i];
+                if (plan instanceof Delegate d) {
+                    // Spawned now; it may still wait for a concurrency slot or find the budget spent.
+                    announceStart(i, d, turn);
+                }
                 Thread.ofVirtual().start(() -> {
                     try (CancelScope.Entered ignored = scope.enter()) {
                         future.complete(execute(i, plan, turn, context));
@@ -530,6 +542,7 @@ public final class AgentExecution {
                             calls.get(i).name(),
                             new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", describe(e.getCause())));
                 }
+                afterCall(i, results[i], turn);
             }
         }
         // APPROVE calls one by one, after the concurrent batch: never concurrently with another call.
@@ -538,6 +551,7 @@ public final class AgentExecution {
                 return false;
             }
             results[i] = execute(i, plans[i], turn, context);
+            afterCall(i, results[i], turn);
         }
         if (scope.stopReason() != null) {
             return false;
@@ -621,9 +635,27 @@ public final class AgentExecution {
         return new Rejected(ToolResult.failed(call.id(), call.name(), new Failure(category, code, message)));
     }
 
-    private void announce(ToolCall call, ToolResult result, Risk risk, boolean worker, long t0) {
+    private void announceStart(int index, Delegate plan, Turn turn) {
+        ToolCall call = turn.calls().get(index);
+        String task = call.arguments().path("task").asString("");
+        turn.startAnnounced()[index] = true;
+        stream.emit(
+                m -> new AgentEvent.SubagentStarted(m, call.id(), plan.worker().name(), plan.childSessionId(), task));
+    }
+
+    /** The parent-level events of a finished call, on the loop thread. */
+    private void afterCall(int index, ToolResult result, Turn turn) {
+        SubagentOutcome sub = turn.subagents()[index];
+        if (sub != null && turn.startAnnounced()[index]) {
+            long millis = sub.duration().toMillis();
+            stream.emit(m -> new AgentEvent.SubagentFinished(
+                    m, sub.callId(), sub.worker(), sub.sessionId(), sub.status(), sub.usage(), millis));
+        }
         stream.emit(m -> new AgentEvent.ToolResultEvent(
                 m, result.callId(), result.toolName(), result.status(), result.content(), result.failure()));
+    }
+
+    private void toolCallFinished(ToolCall call, ToolResult result, Risk risk, boolean worker, long t0) {
         rt.listener()
                 .toolCallFinished(new AgentTelemetryListener.ToolCallFinished(
                         run.runId(),
@@ -658,7 +690,7 @@ public final class AgentExecution {
                     new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", describe(e)));
         }
         rt.spans().endTool(span, call.name(), result.status().wireName(), result.content(), result.failure());
-        announce(call, result, plan.risk(), worker, t0);
+        toolCallFinished(call, result, plan.risk(), worker, t0);
         return result;
     }
 
@@ -891,7 +923,9 @@ public final class AgentExecution {
                     .append(". Report the data you have briefly and skip deeper analysis.");
         }
         String childSession = plan.childSessionId();
-        stream.emit(m -> new AgentEvent.SubagentStarted(m, call.id(), worker.name(), childSession, task));
+        if (!turn.startAnnounced()[index]) {
+            announceStart(index, plan, turn);
+        }
         List<String> childAncestry = new ArrayList<>(ancestry.size() + 1);
         childAncestry.addAll(ancestry);
         childAncestry.add(worker.name());
@@ -1042,9 +1076,6 @@ public final class AgentExecution {
                 r.duration(),
                 degraded,
                 r.subagents());
-        long millis = r.duration().toMillis();
-        stream.emit(m ->
-                new AgentEvent.SubagentFinished(m, call.id(), worker.name(), childSession, status, r.usage(), millis));
         return result;
     }
 
