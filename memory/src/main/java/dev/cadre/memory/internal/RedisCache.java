@@ -177,7 +177,9 @@ public final class RedisCache implements AutoCloseable {
 
     /**
      * set_if_newer with the state read from PostgreSQL: {@code value} null for absent (version 0
-     * if it never existed). Best effort: a failure only marks Redis unavailable.
+     * if it never existed). Best effort and asynchronous: the caller does not wait for Redis (a
+     * later command on the same connection still sees it, Redis runs them in order); a failure
+     * only marks Redis unavailable, and the relay applies every committed change again anyway.
      */
     public void setIfNewer(
             @Nullable String epochSeen,
@@ -187,14 +189,32 @@ public final class RedisCache implements AutoCloseable {
             @Nullable String value,
             @Nullable Instant at,
             @Nullable Writer writer) {
-        if (epochSeen == null) {
+        if (epochSeen == null || !available()) {
             return;
         }
         String[] keys = {entryKey(namespace, key), epochKey};
         String[] args = args(epochSeen, version, value, at, writer);
-        Long result = call(c -> evalsha(c, true, keys, args));
-        if (result != null && result == -1) {
-            epoch = null; // Redis lost the epoch (flushed/restarted): next fill sets a new one
+        try {
+            StatefulRedisConnection<String, String> c = connect();
+            String sha = setIfNewerSha;
+            if (sha == null) {
+                sha = c.sync().scriptLoad(SET_IF_NEWER);
+                setIfNewerSha = sha;
+            }
+            RedisFuture<Long> future = c.async().evalsha(sha, ScriptOutputType.INTEGER, keys, args);
+            future.whenComplete((result, error) -> {
+                if (error != null) {
+                    if (error instanceof RedisNoScriptException) {
+                        setIfNewerSha = null; // a restarted Redis forgot the script
+                    } else {
+                        failed(error instanceof Exception e ? e : new IllegalStateException(error));
+                    }
+                } else if (result != null && result == -1) {
+                    epoch = null; // Redis lost the epoch (flushed/restarted): next fill sets a new one
+                }
+            });
+        } catch (RuntimeException e) {
+            failed(e);
         }
     }
 
@@ -271,23 +291,6 @@ public final class RedisCache implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- plumbing
-
-    private Long evalsha(StatefulRedisConnection<String, String> c, boolean retry, String[] keys, String[] args) {
-        String sha = setIfNewerSha;
-        if (sha == null) {
-            sha = c.sync().scriptLoad(SET_IF_NEWER);
-            setIfNewerSha = sha;
-        }
-        try {
-            return c.sync().evalsha(sha, ScriptOutputType.INTEGER, keys, args);
-        } catch (RedisNoScriptException e) {
-            setIfNewerSha = null; // a restarted Redis forgot the script
-            if (!retry) {
-                throw e;
-            }
-            return evalsha(c, false, keys, args);
-        }
-    }
 
     private String[] args(
             String epochSeen, long version, @Nullable String value, @Nullable Instant at, @Nullable Writer writer) {
