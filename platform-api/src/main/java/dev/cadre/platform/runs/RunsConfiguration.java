@@ -6,6 +6,7 @@ import dev.cadre.agent.run.RunLimits;
 import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
+import dev.cadre.agent.telemetry.TelemetryOptions;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
@@ -42,6 +43,7 @@ class RunsConfiguration {
             AgentCatalog catalog,
             ObjectProvider<OpenTelemetry> openTelemetry,
             ObjectProvider<AgentTelemetryListener> telemetryListener,
+            ObjectProvider<TelemetryOptions> telemetryOptions,
             ApprovalService approvals,
             JdbcToolJournal journal,
             SubagentLimiter limiter,
@@ -50,6 +52,7 @@ class RunsConfiguration {
         return AgentRunner.builder(catalog.tree())
                 .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
                 .telemetryListener(telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE))
+                .telemetryOptions(telemetryOptions.getIfAvailable(() -> TelemetryOptions.DEFAULT))
                 .approvalGate(approvals)
                 .journal(journal)
                 .subagentLimiter(limiter)

@@ -56,6 +56,9 @@ class SecurityConfiguration {
                 // ambient credential, so they are exempt.
                 .csrf(c -> c.spa()
                         .ignoringRequestMatchers(ApiKeyAuthenticationFilter::carriesApiKey)
+                        // Without a session cookie there is no ambient credential to forge: let such
+                        // requests reach authentication and get a clear 401.
+                        .ignoringRequestMatchers(request -> request.getRequestedSessionId() == null)
                         .ignoringRequestMatchers(request -> "POST".equals(request.getMethod())
                                 && "/api/v1/session".equals(request.getServletPath())))
                 .httpBasic(b -> b.disable())

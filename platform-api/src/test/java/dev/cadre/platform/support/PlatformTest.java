@@ -19,7 +19,10 @@ import org.springframework.context.annotation.Import;
             "spring.datasource.url=jdbc:h2:mem:cadre-test;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
             "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
             "cadre.http.max-body-bytes=65536",
-            "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml"
+            "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
+            // Tool arguments and results in spans, so the redaction test has something to check.
+            "cadre.tracing.capture-content=true",
+            "cadre.tracing.store-delay=PT0.05S"
         })
 @Import(TestTools.class)
 public @interface PlatformTest {}

@@ -44,6 +44,21 @@ public class TestTools {
                     }
                     return "restarted " + args.get("service").asString();
                 });
-        return () -> List.of(restart);
+        Tool broken = Tools.of(
+                "broken_probe",
+                "A probe that always fails. Test tool.",
+                "{\"type\":\"object\",\"properties\":{\"target\":{\"type\":\"string\"}}}",
+                Risk.AUTO,
+                (args, ctx) -> {
+                    throw new IllegalStateException(
+                            "probe exploded on " + args.path("target").asString());
+                });
+        Tool echo = Tools.of(
+                "echo",
+                "Returns its arguments. Test tool.",
+                "{\"type\":\"object\"}",
+                Risk.AUTO,
+                (args, ctx) -> args.toString());
+        return () -> List.of(restart, broken, echo);
     }
 }

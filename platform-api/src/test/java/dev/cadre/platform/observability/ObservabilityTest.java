@@ -1,0 +1,178 @@
+package dev.cadre.platform.observability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.PlatformTest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+
+@PlatformTest
+@ExtendWith(OutputCaptureExtension.class)
+class ObservabilityTest {
+
+    @LocalServerPort
+    int port;
+
+    Api api;
+
+    @BeforeEach
+    void setUp() {
+        api = new Api(port);
+    }
+
+    private String runToEnd(String agent, String input) {
+        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
+        assertThat(r.status()).isEqualTo(202);
+        String id = r.json().get("id").asString();
+        Await.until(
+                "run " + id + " to end",
+                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY)
+                        .json()
+                        .get("status")
+                        .asString(),
+                s -> s.matches("completed|failed|canceled|rejected"));
+        return id;
+    }
+
+    private JsonNode trace(String runId, int expectedSpans) {
+        return Await.until(
+                "spans of " + runId + " in the trace store",
+                () -> api.get("/api/v1/runs/" + runId + "/trace", Api.ADMIN_KEY).json(),
+                t -> t.get("spanCount").asInt() >= expectedSpans);
+    }
+
+    /** "name[status,category]{children}" with children sorted, so concurrent siblings compare stably. */
+    private static String shape(JsonNode node) {
+        List<String> children = new ArrayList<>();
+        node.get("children").forEach(c -> children.add(shape(c)));
+        children.sort(String::compareTo);
+        String category = node.get("failureCategory").isNull()
+                ? ""
+                : "," + node.get("failureCategory").asString();
+        return node.get("name").asString() + "[" + node.get("status").asString() + category + "]"
+                + (children.isEmpty() ? "" : children.stream().collect(Collectors.joining(" ", "{", "}")));
+    }
+
+    @Test
+    void trace_isTheExactCallChain_ofAnOrchestratorWithThreeWorkersAndAFailingTool() {
+        String run = runToEnd("triage", "span tree");
+        JsonNode trace = trace(run, 14);
+        assertThat(trace.get("roots").size()).isEqualTo(1);
+        JsonNode root = trace.get("roots").get(0);
+        assertThat(shape(root))
+                .isEqualTo("invoke_agent triage[ok]{"
+                        + "chat default[ok] "
+                        + "chat default[ok] "
+                        + "execute_tool probe-a[ok]{invoke_agent probe-a[ok]{chat default[ok]}} "
+                        + "execute_tool probe-b[ok]{invoke_agent probe-b[ok]{chat default[ok]}} "
+                        + "execute_tool probe-c[ok]{invoke_agent probe-c[ok]{"
+                        + "chat default[ok] chat default[ok] execute_tool broken_probe[failed,EXECUTION_ERROR]}}}");
+        assertThat(trace.get("spanCount").asInt()).isEqualTo(14);
+        assertThat(trace.get("traceId").asString()).hasSize(32);
+        assertThat(api.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
+                        .json()
+                        .get("traceId")
+                        .asString())
+                .isEqualTo(trace.get("traceId").asString());
+
+        assertThat(root.get("kind").asString()).isEqualTo("agent");
+        assertThat(root.get("depth").asLong()).isZero();
+        assertThat(root.get("iterations").asLong()).isEqualTo(2);
+        assertThat(root.get("inputTokens").asLong()).isPositive();
+        assertThat(root.get("toolsCalled").valueStream().map(JsonNode::asString))
+                .containsExactlyInAnyOrder("probe-a", "probe-b", "probe-c");
+        JsonNode workerC = root.get("children")
+                .valueStream()
+                .filter(c -> c.get("name").asString().equals("execute_tool probe-c"))
+                .findFirst()
+                .orElseThrow()
+                .get("children")
+                .get(0);
+        assertThat(workerC.get("kind").asString()).isEqualTo("agent");
+        assertThat(workerC.get("depth").asLong()).isEqualTo(1);
+        assertThat(workerC.get("sessionId").asString()).startsWith(run + "/probe-c#");
+        JsonNode broken = workerC.get("children")
+                .valueStream()
+                .filter(c -> c.get("kind").asString().equals("tool"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(broken.get("error").asString()).contains("probe exploded");
+        assertThat(broken.get("outputSummary").asString()).contains("EXECUTION_ERROR");
+    }
+
+    @Test
+    void prometheus_exposesCadreMetrics_withTheirLabels_andParses() {
+        String run = runToEnd("triage", "metrics");
+        api.send("PUT", "/api/v1/memory/metrics-test/k", Api.ADMIN_KEY, "{}", Map.of("If-None-Match", "*"));
+        api.send("PUT", "/api/v1/memory/metrics-test/k", Api.ADMIN_KEY, "{}", Map.of("If-None-Match", "*"));
+        var scrape = api.get("/actuator/prometheus", Api.ADMIN_KEY);
+        assertThat(scrape.status()).isEqualTo(200);
+        Map<String, List<PrometheusText.Sample>> metrics = PrometheusText.parse(scrape.body());
+
+        assertThat(PrometheusText.value(metrics, "cadre_runs_total", Map.of("agent", "triage", "status", "completed")))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(metrics)
+                .containsKeys(
+                        "cadre_run_duration_seconds_bucket",
+                        "cadre_agent_invocations_total",
+                        "cadre_agent_duration_seconds_bucket",
+                        "cadre_tokens_total",
+                        "cadre_tool_calls_total",
+                        "cadre_tool_duration_seconds_bucket",
+                        "cadre_failures_total",
+                        "cadre_memory_operations_total",
+                        "cadre_approvals_pending",
+                        "cadre_runs_queued",
+                        "cadre_delegations_total",
+                        "cadre_delegations_useful_total");
+        assertThat(PrometheusText.value(metrics, "cadre_memory_conflicts_total", Map.of("namespace", "metrics-test")))
+                .isEqualTo(1);
+        assertThat(PrometheusText.value(
+                        metrics, "cadre_failures_total", Map.of("category", "EXECUTION_ERROR", "agent", "probe-c")))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(PrometheusText.value(
+                        metrics, "cadre_tool_calls_total", Map.of("tool", "broken_probe", "outcome", "failed")))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(PrometheusText.value(
+                        metrics, "cadre_delegations_total", Map.of("worker", "probe-a", "outcome", "ok")))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(PrometheusText.value(
+                        metrics,
+                        "cadre_tokens_total",
+                        Map.of("agent", "triage", "model", "scripted:default", "type", "input")))
+                .isPositive();
+        // No identifiers of runs, traces or conversations as labels: the series count stays bounded.
+        assertThat(scrape.body()).doesNotContain(run);
+        metrics.forEach(
+                (name, samples) -> samples.forEach(s -> assertThat(s.labels().keySet())
+                        .doesNotContain("run", "run_id", "trace_id", "session", "conversation_id")));
+    }
+
+    @Test
+    void secretsInToolArguments_appearInNoSpanEventOrLog(CapturedOutput output) {
+        String run = runToEnd("leaky", "leak test");
+        JsonNode trace = trace(run, 4);
+        String events = api.get("/api/v1/runs/" + run + "/events?scope=all", Api.ADMIN_KEY)
+                .body();
+        String spans = trace.toString();
+        for (String secret : List.of("hunter2-hunter2-hunter2", "sk-live-abcdefghijklmnopqrstuvwxyz0123")) {
+            assertThat(events).doesNotContain(secret);
+            assertThat(spans).doesNotContain(secret);
+            assertThat(output.getAll()).doesNotContain(secret);
+        }
+        // The capture itself worked: the arguments are there, masked.
+        assertThat(events).contains("[REDACTED]");
+        assertThat(spans).contains("[REDACTED]");
+    }
+}
