@@ -29,7 +29,9 @@ CREATE TABLE cadre_memory_history (
     event_id    BIGINT,
     CONSTRAINT cadre_memory_history_pk PRIMARY KEY (namespace, entry_key, version)
 );
-CREATE UNIQUE INDEX cadre_memory_history_event ON cadre_memory_history (event_id);
+-- Partial: a write inserts its history row without a cursor, so it pays no index entry here;
+-- the relay adds the entry when it gives the cursor.
+CREATE UNIQUE INDEX cadre_memory_history_event ON cadre_memory_history (event_id) WHERE event_id IS NOT NULL;
 
 -- Transactional outbox: written with the entry, consumed by the relay (sequenced, then published).
 CREATE TABLE cadre_memory_outbox (

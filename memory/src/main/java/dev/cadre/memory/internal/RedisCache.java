@@ -7,6 +7,7 @@ import dev.cadre.memory.MemoryVersion;
 import dev.cadre.memory.Writer;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -257,6 +258,8 @@ public final class RedisCache implements AutoCloseable {
                 }
             }
             succeeded();
+        } catch (RedisCommandInterruptedException ex) {
+            throw ex; // the relay is shutting down: Redis is not at fault
         } catch (Exception ex) {
             Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
             if (cause instanceof RedisNoScriptException) {

@@ -13,7 +13,7 @@ public final class Relay implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Relay.class.getName());
     private static final int BATCH = 500;
-    private static final Duration COALESCE = Duration.ofMillis(50);
+    private static final Duration COALESCE = Duration.ofMillis(100);
 
     private final JdbcStore store;
     private final JdbcStore.@Nullable Publisher publisher;
@@ -107,6 +107,9 @@ public final class Relay implements AutoCloseable {
             publishError = null;
             return true;
         } catch (Exception e) {
+            if (closed) {
+                return false;
+            }
             if (publishError == null) {
                 LOG.log(Level.WARNING, "memory relay could not publish changes; they stay in the outbox: " + e);
             }

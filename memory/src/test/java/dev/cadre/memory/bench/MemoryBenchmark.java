@@ -50,6 +50,14 @@ public final class MemoryBenchmark {
     /** Throughput and latency of one measurement. */
     record Figures(double opsPerSecond, double p50Micros, double p99Micros) {}
 
+    static final String RAW_UPDATE = "raw conditional UPDATE (JDBC)";
+    static final String JDBC_CAS = "CAS put, JdbcSharedMemory (PostgreSQL)";
+    static final String HYBRID_CAS = "CAS put, HybridSharedMemory";
+    static final String RAW_GET = "raw Redis GET (Lettuce)";
+    static final String CACHED_GET = "cached get, HybridSharedMemory";
+    static final String CONSISTENT_GET = "consistent get, HybridSharedMemory (PostgreSQL)";
+    private static final long SLICE_MILLIS = 500;
+
     private final int seconds;
     private final int warmup;
 
@@ -88,36 +96,18 @@ public final class MemoryBenchmark {
                 for (int run = 1; run <= runs; run++) {
                     System.out.printf(Locale.ROOT, "run %d/%d%n", run, runs);
                     for (int clients : new int[] {1, 8}) {
-                        record(
-                                results,
-                                "raw conditional UPDATE (JDBC)",
-                                clients,
-                                measure(clients, rawUpdate(ds, run, clients)));
-                        record(
-                                results,
-                                "CAS put, JdbcSharedMemory (PostgreSQL)",
-                                clients,
-                                measure(clients, cas(jdbc, "jdbc" + run + "c" + clients, clients)));
-                        record(
-                                results,
-                                "CAS put, HybridSharedMemory",
-                                clients,
-                                measure(clients, cas(hybrid, "hyb" + run + "c" + clients, clients)));
-                        record(
-                                results,
-                                "raw Redis GET (Lettuce)",
-                                clients,
-                                measure(clients, rawGet(raw, prefix, clients)));
-                        record(
-                                results,
-                                "cached get, HybridSharedMemory",
-                                clients,
-                                measure(clients, cachedGet(hybrid, clients)));
-                        record(
-                                results,
-                                "consistent get, HybridSharedMemory (PostgreSQL)",
-                                clients,
-                                measure(clients, consistentGet(hybrid, clients)));
+                        // Baseline and subjects take turns in short slices, so a change in the
+                        // machine's other load hits them alike and the ratios stay fair.
+                        Map<String, Op> writes = new LinkedHashMap<>();
+                        writes.put(RAW_UPDATE, rawUpdate(ds, run, clients));
+                        writes.put(JDBC_CAS, cas(jdbc, "jdbc" + run + "c" + clients, clients));
+                        writes.put(HYBRID_CAS, cas(hybrid, "hyb" + run + "c" + clients, clients));
+                        rotate(results, clients, writes);
+                        Map<String, Op> reads = new LinkedHashMap<>();
+                        reads.put(RAW_GET, rawGet(raw, prefix, clients));
+                        reads.put(CACHED_GET, cachedGet(hybrid, clients));
+                        reads.put(CONSISTENT_GET, consistentGet(hybrid, clients));
+                        rotate(results, clients, reads);
                     }
                 }
             }
@@ -213,22 +203,56 @@ public final class MemoryBenchmark {
 
     // ------------------------------------------------------------------ measuring
 
-    private Figures measure(int clients, Op op) throws Exception {
-        runFor(clients, op, warmup, false);
-        return runFor(clients, op, seconds, true);
+    /** Warms every op up, then runs them in turn, slice by slice, for {@code seconds} each. */
+    private void rotate(Map<String, List<Figures>> results, int clients, Map<String, Op> ops) throws Exception {
+        for (Op op : ops.values()) {
+            runFor(clients, op, warmup * 1000L, new Sample());
+        }
+        Map<String, Sample> samples = new LinkedHashMap<>();
+        ops.keySet().forEach(name -> samples.put(name, new Sample()));
+        long slices = Math.max(1, seconds * 1000L / SLICE_MILLIS);
+        for (long i = 0; i < slices; i++) {
+            for (var e : ops.entrySet()) {
+                runFor(clients, e.getValue(), SLICE_MILLIS, samples.get(e.getKey()));
+            }
+        }
+        samples.forEach((name, sample) -> record(results, name, clients, sample.figures()));
     }
 
-    private static Figures runFor(int clients, Op op, int seconds, boolean keep) throws Exception {
+    /** Operations and latencies gathered over several slices. */
+    private static final class Sample {
+        private long[] latencies = new long[1 << 16];
+        private int count;
+        private double seconds;
+
+        synchronized void add(long[] lat, int n) {
+            while (count + n > latencies.length) {
+                latencies = Arrays.copyOf(latencies, latencies.length * 2);
+            }
+            System.arraycopy(lat, 0, latencies, count, n);
+            count += n;
+        }
+
+        synchronized void addTime(double elapsed) {
+            seconds += elapsed;
+        }
+
+        synchronized Figures figures() {
+            long[] all = Arrays.copyOf(latencies, count);
+            Arrays.sort(all);
+            return new Figures(count / seconds, percentile(all, 0.50) / 1e3, percentile(all, 0.99) / 1e3);
+        }
+    }
+
+    private static void runFor(int clients, Op op, long millis, Sample sample) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch start = new CountDownLatch(1);
-        long[][] latencies = new long[clients][];
-        int[] counts = new int[clients];
         Throwable[] failures = new Throwable[clients];
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             int client = i;
             Thread t = Thread.ofPlatform().name("bench-" + i).start(() -> {
-                long[] lat = new long[1 << 16];
+                long[] lat = new long[1 << 14];
                 int n = 0;
                 try {
                     start.await();
@@ -244,36 +268,23 @@ public final class MemoryBenchmark {
                 } catch (Throwable e) {
                     failures[client] = e;
                 }
-                latencies[client] = lat;
-                counts[client] = n;
+                sample.add(lat, n);
             });
             threads.add(t);
         }
         long begin = System.nanoTime();
         start.countDown();
-        Thread.sleep(seconds * 1000L);
+        Thread.sleep(millis);
         stop.set(true);
         for (Thread t : threads) {
             t.join();
         }
-        double elapsed = (System.nanoTime() - begin) / 1e9;
+        sample.addTime((System.nanoTime() - begin) / 1e9);
         for (Throwable f : failures) {
             if (f != null) {
                 throw new IllegalStateException("benchmark client failed", f);
             }
         }
-        if (!keep) {
-            return new Figures(0, 0, 0);
-        }
-        int total = Arrays.stream(counts).sum();
-        long[] all = new long[total];
-        int at = 0;
-        for (int i = 0; i < clients; i++) {
-            System.arraycopy(latencies[i], 0, all, at, counts[i]);
-            at += counts[i];
-        }
-        Arrays.sort(all);
-        return new Figures(total / elapsed, percentile(all, 0.50) / 1e3, percentile(all, 0.99) / 1e3);
     }
 
     private static double percentile(long[] sorted, double p) {
@@ -326,9 +337,9 @@ public final class MemoryBenchmark {
         System.out.println("| ratio | clients | median | target |");
         System.out.println("|---|---:|---:|---:|");
         for (int clients : new int[] {1, 8}) {
-            ratio(results, "CAS put, JdbcSharedMemory (PostgreSQL)", "raw conditional UPDATE (JDBC)", clients, 0.70);
-            ratio(results, "CAS put, HybridSharedMemory", "raw conditional UPDATE (JDBC)", clients, 0.70);
-            ratio(results, "cached get, HybridSharedMemory", "raw Redis GET (Lettuce)", clients, 0.50);
+            ratio(results, JDBC_CAS, RAW_UPDATE, clients, 0.70);
+            ratio(results, HYBRID_CAS, RAW_UPDATE, clients, 0.70);
+            ratio(results, CACHED_GET, RAW_GET, clients, 0.50);
         }
     }
 
