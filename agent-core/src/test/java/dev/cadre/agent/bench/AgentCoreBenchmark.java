@@ -55,7 +55,7 @@ public final class AgentCoreBenchmark {
 
     private AgentCoreBenchmark(boolean quick) {
         this.runs = quick ? 2 : 5;
-        this.overheadRuns = quick ? 5 : 15;
+        this.overheadRuns = quick ? 5 : 25;
     }
 
     public static void main(String[] args) throws Exception {
@@ -66,17 +66,21 @@ public final class AgentCoreBenchmark {
     private void run(boolean quick) throws Exception {
         System.out.printf(
                 Locale.ROOT,
-                "agent-core benchmark - JDK %s, %d cores, %d runs per median%n",
+                "agent-core benchmark - JDK %s, %d cores, %d runs per median, load average before: %.2f%n",
                 Runtime.version(),
                 Runtime.getRuntime().availableProcessors(),
-                runs);
+                runs,
+                loadAverage());
+        // Warm the JIT on the same code paths before anything is measured.
+        median(16, 16, 3);
+        median(16, 1, 1);
         System.out.println();
-        System.out.println(
-                "| workload | N | serial median (s) | parallel median (s) | speedup | efficiency | floor (bare virtual threads) efficiency |");
+        System.out.println("| workload | N | serial median (s) | parallel median (s) | speedup | efficiency"
+                + " | floor (bare virtual threads) efficiency |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (int n : quick ? new int[] {2, 16} : new int[] {2, 16, 256}) {
-            double serial = median(n, 1);
-            double parallel = median(n, n);
+            double serial = median(n, 1, runs);
+            double parallel = median(n, n, runs);
             double floor = floorEfficiency(n);
             double speedup = serial / parallel;
             System.out.printf(
@@ -91,19 +95,28 @@ public final class AgentCoreBenchmark {
                     floor);
         }
         System.out.println();
-        System.out.println("| overhead, zero-latency model | N | median per subagent (us) | runs |");
-        System.out.println("|---|---|---|---|");
+        System.out.println("| overhead, zero-latency model | N | median wall time per subagent (us)"
+                + " | process CPU per subagent (us) | runs |");
+        System.out.println("|---|---|---|---|---|");
         int n = 1_000;
+        double[] noop = overhead(n, false);
+        double[] spans = overhead(n, true);
         System.out.printf(
-                Locale.ROOT, "| no-op OpenTelemetry | %d | %.1f | %d |%n", n, overhead(n, false), overheadRuns);
-        System.out.printf(
-                Locale.ROOT, "| spans to in-memory exporter | %d | %.1f | %d |%n", n, overhead(n, true), overheadRuns);
+                Locale.ROOT, "| no-op OpenTelemetry | %d | %.1f | %.1f | %d |%n", n, noop[0], noop[1], overheadRuns);
         System.out.printf(
                 Locale.ROOT,
-                "| floor: bare virtual thread per subagent | %d | %.1f | %d |%n",
+                "| spans to in-memory exporter | %d | %.1f | %.1f | %d |%n",
+                n,
+                spans[0],
+                spans[1],
+                overheadRuns);
+        System.out.printf(
+                Locale.ROOT,
+                "| floor: bare virtual thread per subagent | %d | %.1f | - | %d |%n",
                 n,
                 floorOverhead(n),
                 overheadRuns);
+        System.out.printf(Locale.ROOT, "%nload average after: %.2f%n", loadAverage());
     }
 
     // ---- seed 002's workload ----
@@ -148,14 +161,13 @@ public final class AgentCoreBenchmark {
                 false);
     }
 
-    private double median(int n, int cap) throws Exception {
+    private static double median(int n, int cap, int times) throws Exception {
         ScriptedModel model = model(n, LATENCY, 3);
         List<Double> seconds = new ArrayList<>();
         try (AgentRunner runner = AgentRunner.builder(tree(n, model))
                 .limits(new RunLimits(cap, 0.25))
                 .build()) {
-            runOnce(runner, "warmup-" + n + "-" + cap);
-            for (int r = 0; r < runs; r++) {
+            for (int r = 0; r < times; r++) {
                 long t0 = System.nanoTime();
                 runOnce(runner, "bench-" + n + "-" + cap + "-" + r);
                 seconds.add((System.nanoTime() - t0) / 1e9);
@@ -177,11 +189,13 @@ public final class AgentCoreBenchmark {
         List<Double> serial = new ArrayList<>();
         List<Double> parallel = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
+            // Sequential sleeps add up exactly: time at most 16 of them and scale, not 256 x 240 ms.
+            int sample = Math.min(n, 16);
             long t0 = System.nanoTime();
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < sample; i++) {
                 threeTurns();
             }
-            serial.add((System.nanoTime() - t0) / 1e9);
+            serial.add((System.nanoTime() - t0) / 1e9 * n / sample);
             t0 = System.nanoTime();
             List<Thread> threads = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -209,7 +223,8 @@ public final class AgentCoreBenchmark {
 
     // ---- overhead ----
 
-    private double overhead(int n, boolean spans) throws Exception {
+    /** Median wall-clock microseconds per subagent, and process CPU microseconds per subagent over all runs. */
+    private double[] overhead(int n, boolean spans) throws Exception {
         ScriptedModel model = model(n, Duration.ZERO, 1);
         InMemorySpanExporter exporter = InMemorySpanExporter.create();
         OpenTelemetry otel = spans
@@ -224,10 +239,11 @@ public final class AgentCoreBenchmark {
                 .openTelemetry(otel)
                 .limits(new RunLimits(256, 0.25))
                 .build()) {
-            for (int w = 0; w < 10; w++) {
+            for (int w = 0; w < 30; w++) {
                 runOnce(runner, "warmup-overhead-" + w);
                 exporter.reset();
             }
+            long cpu0 = processCpuNanos();
             for (int r = 0; r < overheadRuns; r++) {
                 long t0 = System.nanoTime();
                 runOnce(runner, "overhead-" + r);
@@ -238,8 +254,19 @@ public final class AgentCoreBenchmark {
                 }
                 exporter.reset();
             }
+            double cpuPerSubagent = (processCpuNanos() - cpu0) / 1e3 / ((double) n * overheadRuns);
+            return new double[] {median(micros), cpuPerSubagent};
         }
-        return median(micros);
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private double floorOverhead(int n) throws InterruptedException {

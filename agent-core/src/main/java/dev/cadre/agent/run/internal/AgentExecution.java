@@ -86,6 +86,10 @@ public final class AgentExecution {
     private final List<SubagentOutcome> subagents = new ArrayList<>();
     private final long elapsedBeforeNanos;
     private long startNanos;
+    // Absolute System.nanoTime() deadlines: this agent's, and the nearest ancestor's (none for a root).
+    private long deadlineNanos;
+    private long inheritedDeadlineNanos;
+    private boolean hasInheritedDeadline;
 
     private AgentExecution(
             Runtime rt,
@@ -253,18 +257,26 @@ public final class AgentExecution {
 
     private @Nullable ScheduledFuture<?> scheduleTimeout() {
         long remaining = spec.budget().timeout().toNanos() - elapsedBeforeNanos;
-        StopReason reason = new StopReason(
+        if (remaining <= 0) {
+            scope.stop(timeoutReason());
+            return null;
+        }
+        deadlineNanos = startNanos + remaining;
+        if (hasInheritedDeadline && deadlineNanos - inheritedDeadlineNanos >= 0) {
+            // An ancestor stops first and its stop reaches this scope: a timer of our own would never fire.
+            return null;
+        }
+        return rt.timer().schedule(() -> scope.stop(timeoutReason()), remaining, TimeUnit.NANOSECONDS);
+    }
+
+    private StopReason timeoutReason() {
+        return new StopReason(
                 OutcomeStatus.TIMEOUT,
                 new Failure(
                         FailureCategory.TIMEOUT_ERROR,
                         "agent_timeout",
                         "agent '" + spec.name() + "' exceeded its timeout of "
                                 + spec.budget().timeout()));
-        if (remaining <= 0) {
-            scope.stop(reason);
-            return null;
-        }
-        return rt.timer().schedule(() -> scope.stop(reason), remaining, TimeUnit.NANOSECONDS);
     }
 
     private Ended loop(Context context) {
@@ -947,6 +959,10 @@ public final class AgentExecution {
                 Map.of(),
                 0,
                 1);
+        child.hasInheritedDeadline = true;
+        child.inheritedDeadlineNanos = hasInheritedDeadline && inheritedDeadlineNanos - deadlineNanos < 0
+                ? inheritedDeadlineNanos
+                : deadlineNanos;
         LoopResult r;
         try {
             r = child.run(context, true);
