@@ -37,6 +37,19 @@ final class AppendWorkload {
      */
     static Result cas(SharedMemory memory, String ns, List<String> keys, int threads, int perThread, int maxAttempts)
             throws Exception {
+        return cas(memory, ns, keys, threads, perThread, maxAttempts, 0);
+    }
+
+    /** As above, numbering the appended elements from {@code firstElement} (for concurrent workloads). */
+    static Result cas(
+            SharedMemory memory,
+            String ns,
+            List<String> keys,
+            int threads,
+            int perThread,
+            int maxAttempts,
+            int firstElement)
+            throws Exception {
         Map<Integer, Ack> acknowledged = new ConcurrentHashMap<>();
         Set<Integer> refused = ConcurrentHashMap.newKeySet();
         Set<Integer> unknown = ConcurrentHashMap.newKeySet();
@@ -48,7 +61,7 @@ final class AppendWorkload {
                 futures.add(pool.submit(() -> {
                     Writer writer = Writer.agent("appender-" + thread, "run-" + thread);
                     for (int i = 0; i < perThread; i++) {
-                        int element = thread * perThread + i;
+                        int element = firstElement + thread * perThread + i;
                         String key = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
                         boolean done = false;
                         for (int attempt = 0; attempt < maxAttempts && !done; attempt++) {
@@ -133,6 +146,19 @@ final class AppendWorkload {
             pool.shutdownNow();
         }
         return new Result(acknowledged, Set.of(), Set.of(), Set.of(key));
+    }
+
+    /** Two results of workloads that ran at the same time on the same keys, as one. */
+    static Result merge(Result a, Result b) {
+        Map<Integer, Ack> acknowledged = new HashMap<>(a.acknowledged());
+        acknowledged.putAll(b.acknowledged());
+        Set<Integer> refused = new HashSet<>(a.refused());
+        refused.addAll(b.refused());
+        Set<Integer> unknown = new HashSet<>(a.unknown());
+        unknown.addAll(b.unknown());
+        Set<String> keys = new HashSet<>(a.keys());
+        keys.addAll(b.keys());
+        return new Result(acknowledged, refused, unknown, keys);
     }
 
     /** Every violation found, empty when the run lost and invented nothing. */
