@@ -1,0 +1,42 @@
+package dev.cadre.platform.a2a;
+
+import dev.cadre.platform.agents.AgentCatalog;
+import java.time.Duration;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.info.BuildProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the A2A server: the Agent Card and the JSON-RPC endpoint over Cadre's runs. */
+@Configuration(proxyBeanMethods = false)
+class A2aConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(A2aConfiguration.class);
+
+    @Bean
+    A2aSettings a2aSettings(
+            @Value("${cadre.a2a.public-url:}") String publicUrl,
+            @Value("${cadre.a2a.default-agent:ops-orchestrator}") String defaultAgent,
+            @Value("${cadre.a2a.blocking-timeout:60s}") Duration blockingTimeout,
+            ObjectProvider<BuildProperties> build,
+            AgentCatalog catalog) {
+        if (blockingTimeout.isNegative() || blockingTimeout.isZero()) {
+            throw new IllegalArgumentException("cadre.a2a.blocking-timeout must be positive, was " + blockingTimeout);
+        }
+        if (catalog.find(defaultAgent).isEmpty()) {
+            // Not fatal: clients can still name an agent; a message without one gets a clear error.
+            log.warn(
+                    "cadre.a2a.default-agent '{}' is not a configured agent; A2A messages must name one", defaultAgent);
+        }
+        BuildProperties info = build.getIfAvailable();
+        String version = info != null && info.getVersion() != null
+                ? info.getVersion()
+                : Objects.requireNonNullElse(A2aConfiguration.class.getPackage().getImplementationVersion(), "dev");
+        String base = publicUrl.isBlank() ? null : publicUrl.strip().replaceAll("/+$", "");
+        return new A2aSettings(base, defaultAgent, blockingTimeout, version);
+    }
+}

@@ -1,0 +1,454 @@
+package dev.cadre.platform.a2a;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.approvals.ApprovalRecord;
+import dev.cadre.platform.approvals.ApprovalService;
+import dev.cadre.platform.runs.RunEvents;
+import dev.cadre.platform.runs.RunRecord;
+import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.runs.RunStatus;
+import dev.cadre.platform.runs.RunStore;
+import dev.cadre.platform.web.ApiProblem;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A2A tasks over Cadre runs: a message becomes a run of the agent it names (or the default agent),
+ * its message id the run's idempotency key, its context id the run's context. Errors of the run API
+ * become the matching JSON-RPC errors.
+ */
+@Component
+class A2aTasks {
+
+    /** How long CancelTask waits for a cancelled run to reach its terminal state. */
+    private static final Duration CANCEL_SETTLE = Duration.ofSeconds(5);
+    /** How many of the newest runs a ListTasks filter the database cannot apply looks through. */
+    static final int LIST_SCAN_LIMIT = 5_000;
+
+    private static final int MAX_MESSAGE_ID = 200 - TaskWire.MESSAGE_KEY_PREFIX.length();
+
+    private final RunService runs;
+    private final RunEvents events;
+    private final AgentCatalog catalog;
+    private final ApprovalService approvals;
+    private final A2aSettings settings;
+
+    A2aTasks(RunService runs, RunEvents events, AgentCatalog catalog, ApprovalService approvals, A2aSettings settings) {
+        this.runs = runs;
+        this.events = events;
+        this.catalog = catalog;
+        this.approvals = approvals;
+        this.settings = settings;
+    }
+
+    /** A parsed SendMessage / message/send (and streaming) request. */
+    record SendRequest(
+            String agent,
+            String input,
+            @Nullable String contextId,
+            String messageId,
+            boolean blocking,
+            @Nullable Integer historyLength) {}
+
+    /** A parsed ListTasks request. */
+    record ListRequest(
+            @Nullable String contextId,
+            @Nullable RunStatus status,
+            int pageSize,
+            int offset,
+            @Nullable Integer historyLength,
+            @Nullable Instant statusTimestampAfter,
+            boolean includeArtifacts) {}
+
+    /** One page of ListTasks. */
+    record Page(List<TaskWire.Snapshot> tasks, String nextPageToken, int pageSize, int totalSize) {}
+
+    SendRequest parseSend(ObjectNode params) {
+        ObjectNode message = Params.object(params.get("message"), "message");
+        String role = Params.string(message, "role", "message.role");
+        if (!role.equals("user") && !role.equals("ROLE_USER")) {
+            throw JsonRpcException.invalidParams(
+                    "message.role", "must be 'user' (0.3) or 'ROLE_USER' (1.0), was '" + role + "'");
+        }
+        String messageId = Params.string(message, "messageId", "message.messageId");
+        if (messageId.length() > MAX_MESSAGE_ID) {
+            throw JsonRpcException.invalidParams("message.messageId", "at most " + MAX_MESSAGE_ID + " characters");
+        }
+        String input = text(message);
+        String contextId = Params.optionalString(message, "contextId", "message.contextId");
+        if (contextId != null && !TaskWire.CONTEXT_ID.matcher(contextId).matches()) {
+            throw JsonRpcException.invalidParams(
+                    "message.contextId", "1 to 200 letters, digits or . _ : @ / + = - (an identifier, not free text)");
+        }
+        String taskId = Params.optionalString(message, "taskId", "message.taskId");
+        if (taskId != null) {
+            refuseFollowUp(taskId);
+        }
+        String agent = agent(message, params);
+
+        ObjectNode config = Params.optionalObject(params, "configuration", "configuration");
+        boolean blocking = false;
+        Integer historyLength = null;
+        if (config != null) {
+            Boolean b = Params.optionalBoolean(config, "blocking", "configuration.blocking");
+            Boolean returnImmediately =
+                    Params.optionalBoolean(config, "returnImmediately", "configuration.returnImmediately");
+            blocking = b != null ? b : returnImmediately != null && !returnImmediately;
+            historyLength = Params.optionalInt(config, "historyLength", "configuration.historyLength", 0, 1_000);
+            acceptsText(config.get("acceptedOutputModes"));
+            JsonNode push = config.has("pushNotificationConfig")
+                    ? config.get("pushNotificationConfig")
+                    : config.get("taskPushNotificationConfig");
+            if (push != null && !push.isNull()) {
+                throw new JsonRpcException(
+                                JsonRpcException.PUSH_NOTIFICATION_NOT_SUPPORTED,
+                                "Push notifications are not supported: follow the task with SendStreamingMessage or poll GetTask")
+                        .with("param", "configuration.pushNotificationConfig");
+            }
+        }
+        return new SendRequest(agent, input, contextId, messageId, blocking, historyLength);
+    }
+
+    /** Starts the run of a message, or finds the one an earlier delivery of the same message started. */
+    RunRecord submit(SendRequest request, String caller) {
+        try {
+            return runs.submit(
+                            request.agent(),
+                            request.input(),
+                            request.contextId(),
+                            caller,
+                            TaskWire.MESSAGE_KEY_PREFIX + request.messageId())
+                    .run();
+        } catch (ApiProblem p) {
+            throw translate(p, null);
+        }
+    }
+
+    TaskWire.Snapshot snapshot(String taskId) {
+        return snapshot(find(taskId));
+    }
+
+    TaskWire.Snapshot snapshot(RunRecord run) {
+        List<ApprovalRecord> pending = run.status() == RunStatus.INPUT_REQUIRED
+                ? approvals.list(ApprovalRecord.PENDING, run.id(), 0, 20)
+                : List.of();
+        return new TaskWire.Snapshot(run, pending);
+    }
+
+    RunRecord find(String taskId) {
+        try {
+            return runs.get(taskId);
+        } catch (ApiProblem p) {
+            throw translate(p, taskId);
+        }
+    }
+
+    /** Cancels the run of a task and waits briefly for it to stop, so the answer shows it canceled. */
+    RunRecord cancel(String taskId, String caller) {
+        try {
+            runs.cancel(taskId, caller);
+        } catch (ApiProblem p) {
+            throw translate(p, taskId);
+        }
+        return await(taskId, CANCEL_SETTLE, r -> r.status().terminal());
+    }
+
+    /** The run once it has ended or waits for a human, or as it stands after the blocking timeout. */
+    RunRecord awaitSettled(String taskId) {
+        return await(
+                taskId,
+                settings.blockingTimeout(),
+                r -> r.status().terminal() || r.status() == RunStatus.INPUT_REQUIRED);
+    }
+
+    private RunRecord await(String taskId, Duration timeout, Predicate<RunRecord> done) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        RunRecord run = find(taskId);
+        while (!done.test(run)) {
+            long left = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+            if (left <= 0) {
+                return run;
+            }
+            try {
+                events.awaitAppend(Math.min(left, 500));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return run;
+            }
+            run = find(taskId);
+        }
+        return run;
+    }
+
+    ListRequest parseList(ObjectNode params) {
+        String contextId = Params.optionalString(params, "contextId", "contextId");
+        String status = Params.optionalString(params, "status", "status");
+        RunStatus state = null;
+        if (status != null && !status.isBlank() && !status.equals("TASK_STATE_UNSPECIFIED")) {
+            String wire = status.startsWith("TASK_STATE_")
+                    ? status.substring("TASK_STATE_".length())
+                            .toLowerCase(Locale.ROOT)
+                            .replace('_', '-')
+                    : status;
+            try {
+                state = RunStatus.fromWire(wire);
+            } catch (IllegalArgumentException e) {
+                throw JsonRpcException.invalidParams(
+                        "status",
+                        "unknown task state '" + status
+                                + "' (TASK_STATE_SUBMITTED, _WORKING, _INPUT_REQUIRED, _COMPLETED, _FAILED, _CANCELED or _REJECTED)");
+            }
+        }
+        Integer pageSize = Params.optionalInt(params, "pageSize", "pageSize", 1, 100);
+        String token = Params.optionalString(params, "pageToken", "pageToken");
+        int offset = 0;
+        if (token != null && !token.isEmpty()) {
+            try {
+                offset = Integer.parseInt(token);
+            } catch (NumberFormatException e) {
+                offset = -1;
+            }
+            if (offset < 0) {
+                throw JsonRpcException.invalidParams(
+                        "pageToken", "not a token this server handed out (use nextPageToken)");
+            }
+        }
+        Integer historyLength = Params.optionalInt(params, "historyLength", "historyLength", 0, 1_000);
+        String after = Params.optionalString(params, "statusTimestampAfter", "statusTimestampAfter");
+        Instant afterTime = null;
+        if (after != null && !after.isBlank()) {
+            try {
+                afterTime = Instant.parse(after);
+            } catch (DateTimeParseException e) {
+                throw JsonRpcException.invalidParams(
+                        "statusTimestampAfter",
+                        "'" + after + "' is not an ISO-8601 instant such as 2026-12-01T00:00:00Z");
+            }
+        }
+        Boolean artifacts = Params.optionalBoolean(params, "includeArtifacts", "includeArtifacts");
+        return new ListRequest(
+                contextId,
+                state,
+                pageSize == null ? 50 : pageSize,
+                offset,
+                historyLength,
+                afterTime,
+                artifacts != null && artifacts);
+    }
+
+    Page list(ListRequest q) {
+        if (q.contextId() == null && q.statusTimestampAfter() == null) {
+            var query = new RunStore.Query(q.status(), null, null, null, null, q.offset(), q.pageSize());
+            List<RunRecord> page = runs.list(query);
+            long total = runs.count(query);
+            int next = q.offset() + page.size();
+            return new Page(
+                    page.stream().map(this::snapshot).toList(),
+                    next < total ? Integer.toString(next) : "",
+                    q.pageSize(),
+                    (int) Math.min(total, Integer.MAX_VALUE));
+        }
+        // The run table has no column for these filters: look through the newest runs.
+        List<RunRecord> matches = new ArrayList<>();
+        for (int offset = 0; offset < LIST_SCAN_LIMIT; offset += 500) {
+            List<RunRecord> chunk = runs.list(new RunStore.Query(q.status(), null, null, null, null, offset, 500));
+            for (RunRecord r : chunk) {
+                if ((q.contextId() == null || q.contextId().equals(TaskWire.contextId(r)))
+                        && (q.statusTimestampAfter() == null || !r.updatedAt().isBefore(q.statusTimestampAfter()))) {
+                    matches.add(r);
+                }
+            }
+            if (chunk.size() < 500) {
+                break;
+            }
+        }
+        int from = Math.min(q.offset(), matches.size());
+        int to = Math.min(from + q.pageSize(), matches.size());
+        return new Page(
+                matches.subList(from, to).stream().map(this::snapshot).toList(),
+                to < matches.size() ? Integer.toString(to) : "",
+                q.pageSize(),
+                matches.size());
+    }
+
+    /** The id param of GetTask, CancelTask, SubscribeToTask and their 0.3 names. */
+    static String taskId(ObjectNode params) {
+        return Params.string(params, "id", "id");
+    }
+
+    static @Nullable Integer historyLength(ObjectNode params) {
+        return Params.optionalInt(params, "historyLength", "historyLength", 0, 1_000);
+    }
+
+    private String text(ObjectNode message) {
+        JsonNode parts = message.get("parts");
+        if (parts == null || parts.isNull()) {
+            throw JsonRpcException.invalidParams("message.parts", "required (an array of text parts)");
+        }
+        if (!parts.isArray() || parts.isEmpty()) {
+            throw JsonRpcException.invalidParams(
+                    "message.parts",
+                    "must be a non-empty array of text parts, was " + Params.kind(parts)
+                            + (parts.isArray() ? " (empty)" : ""));
+        }
+        StringBuilder input = new StringBuilder();
+        for (int i = 0; i < parts.size(); i++) {
+            String path = "message.parts[" + i + "]";
+            ObjectNode part = Params.object(parts.get(i), path);
+            String kind = Params.optionalString(part, "kind", path + ".kind");
+            boolean other = part.has("file") || part.has("data") || part.has("url") || part.has("raw");
+            if ((kind != null && !kind.equals("text")) || (!part.has("text") && other)) {
+                throw new JsonRpcException(
+                                JsonRpcException.CONTENT_TYPE_NOT_SUPPORTED,
+                                "Content type not supported: " + path + " is a " + (kind != null ? kind : "non-text")
+                                        + " part; Cadre agents take text parts only")
+                        .with("param", path);
+            }
+            String text = Params.optionalString(part, "text", path + ".text");
+            if (text == null) {
+                throw JsonRpcException.invalidParams(path + ".text", "required (the text of the part)");
+            }
+            if (!input.isEmpty()) {
+                input.append('\n');
+            }
+            input.append(text);
+        }
+        if (input.toString().isBlank()) {
+            throw JsonRpcException.invalidParams(
+                    "message.parts", "the text parts are empty: say what the agent should do");
+        }
+        return input.toString();
+    }
+
+    private void acceptsText(@Nullable JsonNode modes) {
+        if (modes == null || modes.isNull()) {
+            return;
+        }
+        if (!modes.isArray()) {
+            throw JsonRpcException.invalidParams(
+                    "configuration.acceptedOutputModes", "must be an array of media types");
+        }
+        if (modes.isEmpty()) {
+            return;
+        }
+        for (JsonNode m : modes) {
+            if (!m.isString()) {
+                throw JsonRpcException.invalidParams(
+                        "configuration.acceptedOutputModes", "must be an array of media types");
+            }
+            String mode = m.asString().toLowerCase(Locale.ROOT).strip();
+            if (mode.equals("text") || mode.startsWith("text/plain") || mode.equals("text/*") || mode.equals("*/*")) {
+                return;
+            }
+        }
+        throw new JsonRpcException(
+                        JsonRpcException.CONTENT_TYPE_NOT_SUPPORTED,
+                        "Content type not supported: Cadre answers in text/plain, which acceptedOutputModes " + modes
+                                + " excludes")
+                .with("param", "configuration.acceptedOutputModes");
+    }
+
+    private String agent(ObjectNode message, ObjectNode params) {
+        String[][] sources = {
+            {"message.metadata", "agent"}, {"message.metadata", "skill"}, {"metadata", "agent"}, {"metadata", "skill"}
+        };
+        for (String[] source : sources) {
+            ObjectNode metadata =
+                    Params.optionalObject(source[0].equals("metadata") ? params : message, "metadata", source[0]);
+            if (metadata == null) {
+                continue;
+            }
+            String path = source[0] + "." + source[1];
+            String name = Params.optionalString(metadata, source[1], path);
+            if (name != null) {
+                if (catalog.find(name).isEmpty()) {
+                    throw JsonRpcException.invalidParams(
+                                    path,
+                                    "unknown agent '" + name + "' (skills on the Agent Card: " + agentNames() + ")")
+                            .with("value", name);
+                }
+                return name;
+            }
+        }
+        if (catalog.find(settings.defaultAgent()).isEmpty()) {
+            throw JsonRpcException.invalidParams(
+                    "metadata.agent",
+                    "required: the default agent '" + settings.defaultAgent() + "' is not configured; name one of "
+                            + agentNames());
+        }
+        return settings.defaultAgent();
+    }
+
+    private List<String> agentNames() {
+        return catalog.specs().stream().map(AgentSpec::name).toList();
+    }
+
+    private void refuseFollowUp(String taskId) {
+        RunRecord run = find(taskId);
+        if (run.status().terminal()) {
+            throw JsonRpcException.invalidParams(
+                            "message.taskId",
+                            "task " + taskId + " is already " + run.status().wire()
+                                    + "; send the message without taskId to start a new task")
+                    .with("taskId", taskId);
+        }
+        throw new JsonRpcException(
+                        JsonRpcException.UNSUPPORTED_OPERATION,
+                        "Cadre tasks take no further messages: task " + taskId + " is "
+                                + run.status().wire()
+                                + (run.status() == RunStatus.INPUT_REQUIRED
+                                        ? " and waits for a human decision in Cadre (GET /api/v1/approvals?status=pending&runId="
+                                                + taskId + ")"
+                                        : "; follow it with SubscribeToTask or GetTask"))
+                .with("taskId", taskId);
+    }
+
+    /** The run API's answer as the matching JSON-RPC error, naming the A2A param at fault. */
+    static JsonRpcException translate(ApiProblem p, @Nullable String taskId) {
+        return switch (p.status()) {
+            case NOT_FOUND ->
+                JsonRpcException.taskNotFound(
+                        taskId == null ? String.valueOf(p.properties().get("id")) : taskId);
+            case CONFLICT ->
+                new JsonRpcException(JsonRpcException.TASK_NOT_CANCELABLE, "Task not cancelable: " + p.getMessage())
+                        .with("taskId", taskId == null ? "" : taskId)
+                        .with("state", String.valueOf(p.properties().getOrDefault("status", "")));
+            case UNPROCESSABLE_CONTENT ->
+                JsonRpcException.invalidParams(
+                        "message.messageId",
+                        "already used for a different message (task "
+                                + p.properties().get("runId") + ")");
+            case BAD_REQUEST ->
+                JsonRpcException.invalidParams(param(p), p.getMessage() == null ? "invalid" : p.getMessage());
+            default -> new JsonRpcException(JsonRpcException.INTERNAL_ERROR, "Internal error: " + p.title());
+        };
+    }
+
+    private static String param(ApiProblem p) {
+        Object field = p.properties().get("field");
+        Object header = p.properties().get("header");
+        if ("input".equals(field)) {
+            return "message.parts";
+        }
+        if ("agent".equals(field)) {
+            return "metadata.agent";
+        }
+        if ("context".equals(field)) {
+            return "message.contextId";
+        }
+        if (header != null) {
+            return "message.messageId";
+        }
+        return String.valueOf(field);
+    }
+}

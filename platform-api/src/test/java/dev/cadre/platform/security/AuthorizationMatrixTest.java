@@ -1,0 +1,113 @@
+package dev.cadre.platform.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.PlatformTest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * Every endpoint × every role: anonymous callers get 401, roles below the endpoint's minimum get
+ * 403, and the minimum role and above get through (whatever the endpoint then answers).
+ */
+@PlatformTest
+class AuthorizationMatrixTest {
+
+    @LocalServerPort
+    int port;
+
+    enum Min {
+        PUBLIC,
+        VIEWER,
+        OPERATOR,
+        ADMIN
+    }
+
+    record Endpoint(String method, String path, String body, Min min) {}
+
+    static final List<Endpoint> ENDPOINTS = List.of(
+            new Endpoint("GET", "/actuator/health", null, Min.PUBLIC),
+            new Endpoint("GET", "/", null, Min.PUBLIC),
+            new Endpoint("GET", "/.well-known/agent-card.json", null, Min.PUBLIC),
+            new Endpoint("GET", "/actuator/prometheus", null, Min.VIEWER),
+            new Endpoint("GET", "/v3/api-docs", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/session", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/agents", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/agents/ops-orchestrator", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/runs", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/runs/run_x", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/runs/run_x/events", null, Min.VIEWER),
+            new Endpoint("POST", "/api/v1/runs", "{\"agent\":\"nope\",\"input\":\"x\"}", Min.OPERATOR),
+            new Endpoint("POST", "/api/v1/runs/run_x/cancel", "{}", Min.OPERATOR),
+            new Endpoint("GET", "/api/v1/approvals?status=pending", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/approvals/ap_x", null, Min.VIEWER),
+            new Endpoint("POST", "/api/v1/approvals/ap_x/approve", "{}", Min.OPERATOR),
+            new Endpoint("POST", "/api/v1/approvals/ap_x/reject", "{}", Min.OPERATOR),
+            new Endpoint("GET", "/api/v1/memory/matrix", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/memory/matrix/k", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/memory/matrix/k/history", null, Min.VIEWER),
+            new Endpoint("PUT", "/api/v1/memory/matrix/k", "{}", Min.OPERATOR),
+            new Endpoint("DELETE", "/api/v1/memory/matrix/k", null, Min.OPERATOR),
+            new Endpoint(
+                    "POST",
+                    "/a2a",
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"GetTask\",\"params\":{\"id\":\"x\"}}",
+                    Min.OPERATOR),
+            new Endpoint("GET", "/api/v1/keys", null, Min.ADMIN),
+            new Endpoint("POST", "/api/v1/keys", "{\"name\":\"m\",\"role\":\"viewer\"}", Min.ADMIN),
+            new Endpoint("DELETE", "/api/v1/keys/k_x", null, Min.ADMIN),
+            new Endpoint("GET", "/api/v1/audit", null, Min.ADMIN));
+
+    @Test
+    void everyEndpoint_answersEachRoleAsItsMinimumRoleSays() {
+        Api api = new Api(port);
+        Map<Min, String> keys = Map.of(
+                Min.VIEWER, newKey(api, "viewer"),
+                Min.OPERATOR, newKey(api, "operator"),
+                Min.ADMIN, Api.ADMIN_KEY);
+        List<String> wrong = new ArrayList<>();
+        for (Endpoint e : ENDPOINTS) {
+            check(api, e, null, e.min() == Min.PUBLIC, wrong, "anonymous");
+            for (Min role : List.of(Min.VIEWER, Min.OPERATOR, Min.ADMIN)) {
+                check(
+                        api,
+                        e,
+                        keys.get(role),
+                        role.ordinal() >= e.min().ordinal(),
+                        wrong,
+                        role.name().toLowerCase());
+            }
+        }
+        assertThat(wrong).isEmpty();
+    }
+
+    private static void check(Api api, Endpoint e, String key, boolean allowed, List<String> wrong, String who) {
+        Map<String, String> headers =
+                e.method().equals("PUT") || e.method().equals("DELETE") ? Map.of("If-Match", "\"1\"") : Map.of();
+        int status = e.path().endsWith("/events")
+                ? api.send(e.method(), e.path(), key, e.body(), headers).status()
+                : api.send(e.method(), e.path(), key, e.body(), headers).status();
+        boolean denied = status == 401 || status == 403;
+        if (allowed == denied) {
+            wrong.add(who + " " + e.method() + " " + e.path() + " -> " + status + " (expected "
+                    + (allowed ? "access" : "denial") + ")");
+        }
+        if (!allowed && key == null && status != 401) {
+            wrong.add(who + " " + e.method() + " " + e.path() + " -> " + status + " (expected 401)");
+        }
+        if (status >= 500) {
+            wrong.add(who + " " + e.method() + " " + e.path() + " -> " + status);
+        }
+    }
+
+    private static String newKey(Api api, String role) {
+        return api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "matrix-" + role, "role", role)))
+                .json()
+                .get("secret")
+                .asString();
+    }
+}
