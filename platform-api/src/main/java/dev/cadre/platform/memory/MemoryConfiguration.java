@@ -10,7 +10,6 @@ import dev.cadre.platform.agents.ToolProvider;
 import io.lettuce.core.RedisClient;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -27,16 +26,15 @@ class MemoryConfiguration {
 
     @Bean(destroyMethod = "close")
     SharedMemory sharedMemory(
-            DataSource dataSource,
-            @Value("${cadre.redis.url:}") String redisUrl,
-            ObjectProvider<MemoryListener> listener) {
+            DataSource dataSource, ObjectProvider<RedisClient> redis, ObjectProvider<MemoryListener> listener) {
         MemorySchema.migrate(dataSource);
         MemoryOptions options =
                 MemoryOptions.defaults().withListener(listener.getIfAvailable(() -> MemoryListener.NONE));
-        if (redisUrl.isBlank()) {
+        RedisClient client = redis.getIfAvailable();
+        if (client == null) {
             return new JdbcSharedMemory(dataSource, options);
         }
-        return new HybridSharedMemory(dataSource, RedisClient.create(redisUrl), options);
+        return new HybridSharedMemory(dataSource, client, options);
     }
 
     @Bean

@@ -22,6 +22,8 @@ final class InProcessRunQueue implements RunQueue, AutoCloseable {
             Thread.ofVirtual().name("cadre-run-slot-", 0).factory());
     private final AtomicInteger waiting = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
+    // A run is queued here at most once, however often recovery or a client hands it in.
+    private final java.util.Set<String> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     InProcessRunQueue(int maxConcurrent, Consumer<String> executor) {
         this.slots = new Semaphore(maxConcurrent, true);
@@ -30,6 +32,9 @@ final class InProcessRunQueue implements RunQueue, AutoCloseable {
 
     @Override
     public void enqueue(String runId) {
+        if (!pending.add(runId)) {
+            return;
+        }
         waiting.incrementAndGet();
         threads.execute(() -> {
             boolean acquired = false;
@@ -44,6 +49,7 @@ final class InProcessRunQueue implements RunQueue, AutoCloseable {
             } catch (RuntimeException e) {
                 log.error("Run {} could not be executed", runId, e);
             } finally {
+                pending.remove(runId);
                 if (acquired) {
                     running.decrementAndGet();
                     slots.release();

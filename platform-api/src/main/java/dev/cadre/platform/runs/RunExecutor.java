@@ -45,6 +45,10 @@ public final class RunExecutor {
     private final JsonMapper json;
     private final List<RunLifecycleListener> listeners;
     private final Map<String, RunHandle> active = new ConcurrentHashMap<>();
+    private final Map<String, RunStore.Lease> leases = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> claimed = new ConcurrentHashMap<>();
+    private final String instanceId;
+    private final java.time.Duration leaseTtl;
 
     public RunExecutor(
             AgentRunner runner,
@@ -53,7 +57,11 @@ public final class RunExecutor {
             CheckpointCodec codec,
             ApprovalService approvals,
             JsonMapper json,
-            List<RunLifecycleListener> listeners) {
+            List<RunLifecycleListener> listeners,
+            String instanceId,
+            java.time.Duration leaseTtl) {
+        this.instanceId = instanceId;
+        this.leaseTtl = leaseTtl;
         this.runner = runner;
         this.store = store;
         this.events = events;
@@ -70,8 +78,32 @@ public final class RunExecutor {
         default void finished(RunRecord run, RunOutcome outcome, RunStatus status) {}
     }
 
-    /** Runs {@code runId} to its end on the calling thread. */
+    /**
+     * Runs {@code runId} to its end on the calling thread, if this instance can take its lease:
+     * nobody else holds a live lease, and it is not already executing here.
+     */
     public void execute(String runId) {
+        if (claimed.putIfAbsent(runId, Boolean.TRUE) != null) {
+            return;
+        }
+        try {
+            RunStore.Lease lease =
+                    store.acquireLease(runId, instanceId, leaseTtl, false).orElse(null);
+            if (lease == null) {
+                return;
+            }
+            leases.put(runId, lease);
+            try {
+                executeLeased(runId, lease);
+            } finally {
+                leases.remove(runId);
+            }
+        } finally {
+            claimed.remove(runId);
+        }
+    }
+
+    private void executeLeased(String runId, RunStore.Lease lease) {
         RunRecord run = store.find(runId).orElse(null);
         if (run == null || run.status().terminal()) {
             return;
@@ -103,12 +135,18 @@ public final class RunExecutor {
 
             @Override
             public void onCheckpoint(Checkpoint checkpoint) {
-                store.checkpoint(
-                        runId,
+                boolean stored = store.checkpoint(
+                        lease,
                         codec.write(checkpoint),
                         checkpoint.iterations(),
                         checkpoint.usage().inputTokens(),
                         checkpoint.usage().outputTokens());
+                if (!stored) {
+                    // Another instance took the run over (this one was presumed dead): stop at once,
+                    // so the two never act side by side.
+                    log.warn("Run {} lost its lease to another instance; stopping here", runId);
+                    cancelLocal(runId);
+                }
             }
         };
         RunHandle handle;
@@ -128,7 +166,7 @@ public final class RunExecutor {
             // A cancel that arrived between the transition and registering the handle.
             store.find(runId).filter(r -> r.status() == RunStatus.CANCELED).ifPresent(r -> handle.cancel());
             RunOutcome outcome = handle.outcome().join();
-            finish(run, outcome);
+            finish(lease, run, outcome);
         } finally {
             active.remove(runId);
             events.release(runId);
@@ -146,7 +184,30 @@ public final class RunExecutor {
     }
 
     public boolean isActive(String runId) {
-        return active.containsKey(runId);
+        return claimed.containsKey(runId);
+    }
+
+    /**
+     * Keeps this instance's leases alive and stops runs it should no longer execute: a lease taken
+     * over by another instance (fencing), or a run canceled through another instance.
+     */
+    public void heartbeat() {
+        if (leases.isEmpty()) {
+            return;
+        }
+        for (String lost : store.renewLeases(List.copyOf(leases.values()), leaseTtl)) {
+            RunStatus status = store.find(lost).map(RunRecord::status).orElse(RunStatus.CANCELED);
+            if (status.terminal()) {
+                log.info("Run {} ended elsewhere ({}); stopping its execution here", lost, status.wire());
+            } else {
+                log.warn("Run {} lost its lease to another instance; stopping its execution here", lost);
+            }
+            cancelLocal(lost);
+        }
+    }
+
+    public String instanceId() {
+        return instanceId;
     }
 
     public int activeCount() {
@@ -156,6 +217,7 @@ public final class RunExecutor {
     /** Ends a run that could not execute at all. */
     public void fail(RunRecord run, Failure failure) {
         if (store.finish(
+                null,
                 run.id(),
                 RunStatus.FAILED,
                 null,
@@ -178,7 +240,7 @@ public final class RunExecutor {
         }
     }
 
-    private void finish(RunRecord run, RunOutcome outcome) {
+    private void finish(RunStore.Lease lease, RunRecord run, RunOutcome outcome) {
         RunStatus status = switch (outcome.status()) {
             case OK -> RunStatus.COMPLETED;
             case CANCELLED -> RunStatus.CANCELED;
@@ -189,6 +251,7 @@ public final class RunExecutor {
         ArrayNode tools = JsonNodeFactory.instance.arrayNode();
         outcome.toolsCalled().forEach(tools::add);
         boolean recorded = store.finish(
+                lease,
                 run.id(),
                 status,
                 outcome.finalText(),

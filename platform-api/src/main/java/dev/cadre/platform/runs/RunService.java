@@ -173,8 +173,10 @@ public final class RunService {
                 id,
                 "agent=" + run.agent() + " status=" + run.status().wire());
         if (!executor.cancelLocal(id)) {
-            // Queued, or interrupted and not executing anywhere: end it here.
+            // Queued, interrupted, or executing on another instance (whose heartbeat sees the run
+            // ended and stops it there): end it here.
             store.finish(
+                    null,
                     id,
                     RunStatus.CANCELED,
                     null,
@@ -192,14 +194,19 @@ public final class RunService {
     }
 
     /**
-     * Picks up runs a previous process left unfinished: each resumes from its last checkpoint (or
-     * starts again if it never got one), at most {@code maxResumes} times; after that, or when its
-     * agent is gone, it fails with a category. No run stays {@code working} forever.
+     * Picks up runs left unfinished: at start-up those a previous process (of this instance) left,
+     * later any whose executor stopped renewing its lease. Each resumes from its last checkpoint
+     * (or starts again if it never got one), at most {@code maxResumes} times; after that, or when
+     * its agent is gone, it fails with a category. No run stays {@code working} forever.
      */
-    public int recover() {
+    public int recover(boolean startup, java.time.Duration minAge) {
         int n = 0;
-        for (RunRecord run : store.unfinished()) {
-            if (executor.isActive(run.id())) {
+        for (String id : store.orphans(minAge, startup ? executor.instanceId() : null, 500)) {
+            if (executor.isActive(id)) {
+                continue;
+            }
+            RunRecord run = store.find(id).orElse(null);
+            if (run == null || run.status().terminal()) {
                 continue;
             }
             if (catalog.find(run.agent()).isEmpty()) {
@@ -218,18 +225,18 @@ public final class RunService {
                         new Failure(
                                 FailureCategory.EXECUTION_ERROR,
                                 "interrupted",
-                                "interrupted by " + run.resumeCount() + " restarts; not resumed again"));
+                                "interrupted " + run.resumeCount() + " times; not resumed again"));
                 continue;
             }
             if (run.status() != RunStatus.SUBMITTED) {
                 store.incrementResumeCount(run.id());
+                log.info(
+                        "Resuming run {} ({}, {}) from {}",
+                        run.id(),
+                        run.agent(),
+                        run.status().wire(),
+                        run.checkpoint() == null ? "the start" : "its last checkpoint");
             }
-            log.info(
-                    "Resuming run {} ({}, {}) from {}",
-                    run.id(),
-                    run.agent(),
-                    run.status().wire(),
-                    run.checkpoint() == null ? "the start" : "its last checkpoint");
             queue.enqueue(run.id());
             n++;
         }

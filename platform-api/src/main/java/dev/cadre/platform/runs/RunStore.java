@@ -144,17 +144,28 @@ public class RunStore {
         return jdbc.sql(sql.toString()).params(params).update() == 1;
     }
 
-    /** Stores the root loop's checkpoint and progress. */
-    public void checkpoint(String id, String checkpoint, int iterations, long inputTokens, long outputTokens) {
+    /** Stores the root loop's checkpoint and progress; false when the lease was lost (fenced out). */
+    public boolean checkpoint(Lease lease, String checkpoint, int iterations, long inputTokens, long outputTokens) {
         Instant now = clock.instant();
-        jdbc.sql("UPDATE cadre_run SET checkpoint = ?, checkpoint_at = ?, iterations = ?, input_tokens = ?,"
-                        + " output_tokens = ?, updated_at = ? WHERE id = ?")
-                .params(checkpoint, ts(now), iterations, inputTokens, outputTokens, ts(now), id)
-                .update();
+        return jdbc.sql("UPDATE cadre_run SET checkpoint = ?, checkpoint_at = ?, iterations = ?, input_tokens = ?,"
+                                + " output_tokens = ?, updated_at = ? WHERE id = ? AND owner = ? AND lease_version = ?")
+                        .params(
+                                checkpoint,
+                                ts(now),
+                                iterations,
+                                inputTokens,
+                                outputTokens,
+                                ts(now),
+                                lease.runId(),
+                                lease.owner(),
+                                lease.version())
+                        .update()
+                == 1;
     }
 
-    /** Records how a run ended, unless it already ended (first outcome wins). */
+    /** Records how a run ended, unless it already ended (first outcome wins) or {@code lease} was lost. */
     public boolean finish(
+            @Nullable Lease lease,
             String id,
             RunStatus status,
             @Nullable String result,
@@ -170,7 +181,8 @@ public class RunStore {
         return jdbc.sql("UPDATE cadre_run SET status = ?, result = ?, failure_category = ?, failure_code = ?,"
                                 + " failure_message = ?, subagents = ?, tools_called = ?, input_tokens = ?, output_tokens = ?,"
                                 + " iterations = ?, finished_at = ?, updated_at = ?"
-                                + " WHERE id = ? AND status IN ('submitted', 'working', 'input-required')")
+                                + " WHERE id = ? AND status IN ('submitted', 'working', 'input-required')"
+                                + (lease == null ? "" : " AND owner = ? AND lease_version = ?"))
                         .params(
                                 status.wire(),
                                 result,
@@ -185,7 +197,77 @@ public class RunStore {
                                 ts(now),
                                 ts(now),
                                 id)
+                        .params(lease == null ? List.of() : List.of(lease.owner(), lease.version()))
                         .update()
+                == 1;
+    }
+
+    /** The right to execute a run, fenced by its version: a newer lease makes the older one's writes fail. */
+    public record Lease(String runId, String owner, long version) {}
+
+    /**
+     * Takes the lease of a live run if nobody holds it, it expired, or this owner holds it already
+     * ({@code force}: regardless — only for a single instance recovering its own runs).
+     */
+    public Optional<Lease> acquireLease(String id, String owner, java.time.Duration ttl, boolean force) {
+        Instant now = clock.instant();
+        int n = jdbc.sql(
+                        "UPDATE cadre_run SET owner = ?, lease_until = ?, lease_version = lease_version + 1, updated_at = ?"
+                                + " WHERE id = ? AND status IN ('submitted', 'working', 'input-required')"
+                                + (force
+                                        ? ""
+                                        : " AND (owner IS NULL OR owner = ? OR lease_until IS NULL OR lease_until < ?)"))
+                .params(
+                        force
+                                ? List.of(owner, ts(now.plus(ttl)), ts(now), id)
+                                : List.of(owner, ts(now.plus(ttl)), ts(now), id, owner, ts(now)))
+                .update();
+        if (n == 0) {
+            return Optional.empty();
+        }
+        return jdbc.sql("SELECT lease_version FROM cadre_run WHERE id = ? AND owner = ?")
+                .params(id, owner)
+                .query(Long.class)
+                .optional()
+                .map(v -> new Lease(id, owner, v));
+    }
+
+    /** Extends the leases this owner still holds; returns the run ids whose lease it lost. */
+    public List<String> renewLeases(Collection<Lease> leases, java.time.Duration ttl) {
+        List<String> lost = new ArrayList<>();
+        Instant now = clock.instant();
+        for (Lease l : leases) {
+            int n = jdbc.sql("UPDATE cadre_run SET lease_until = ? WHERE id = ? AND owner = ? AND lease_version = ?"
+                            + " AND status IN ('submitted', 'working', 'input-required')")
+                    .params(ts(now.plus(ttl)), l.runId(), l.owner(), l.version())
+                    .update();
+            if (n == 0) {
+                lost.add(l.runId());
+            }
+        }
+        return lost;
+    }
+
+    /**
+     * Live runs nobody holds a valid lease on (never started, or their executor died), untouched
+     * for {@code minAge}; with {@code alsoOwnedBy}, also those that owner held (its previous process).
+     */
+    public List<String> orphans(java.time.Duration minAge, @Nullable String alsoOwnedBy, int limit) {
+        Instant now = clock.instant();
+        return jdbc.sql("SELECT id FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
+                        + " AND (lease_until IS NULL OR lease_until < ? OR owner = ?) AND updated_at <= ?"
+                        + " ORDER BY created_at LIMIT ?")
+                .params(ts(now), alsoOwnedBy == null ? "" : alsoOwnedBy, ts(now.minus(minAge)), limit)
+                .query(String.class)
+                .list();
+    }
+
+    /** Whether {@code lease} is still the current one (no newer executor took the run). */
+    public boolean holds(Lease lease) {
+        return jdbc.sql("SELECT COUNT(*) FROM cadre_run WHERE id = ? AND owner = ? AND lease_version = ?")
+                        .params(lease.runId(), lease.owner(), lease.version())
+                        .query(Long.class)
+                        .single()
                 == 1;
     }
 

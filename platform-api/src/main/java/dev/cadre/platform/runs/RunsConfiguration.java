@@ -11,8 +11,12 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.cluster.ClusterConfiguration;
+import dev.cadre.platform.cluster.RedisRunQueue;
+import io.lettuce.core.RedisClient;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,13 +97,27 @@ class RunsConfiguration {
             CheckpointCodec codec,
             ApprovalService approvals,
             JsonMapper json,
-            List<RunExecutor.RunLifecycleListener> listeners) {
-        return new RunExecutor(runner, store, events, codec, approvals, json, listeners);
+            List<RunExecutor.RunLifecycleListener> listeners,
+            ClusterConfiguration.Instance instance,
+            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl) {
+        return new RunExecutor(runner, store, events, codec, approvals, json, listeners, instance.id(), leaseTtl);
     }
 
-    @Bean(destroyMethod = "close")
-    InProcessRunQueue runQueue(RunExecutor executor, @Value("${cadre.runs.max-concurrent:32}") int maxConcurrent) {
-        return new InProcessRunQueue(maxConcurrent, executor::execute);
+    /** In-process by default; a Redis Streams consumer group when the instance is part of a cluster. */
+    @Bean
+    RunQueue runQueue(
+            RunExecutor executor,
+            ClusterConfiguration.Instance instance,
+            ObjectProvider<RedisClient> redis,
+            @Value("${cadre.runs.max-concurrent:32}") int maxConcurrent,
+            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
+            @Value("${cadre.redis.prefix:cadre}") String prefix) {
+        RedisClient client = redis.getIfAvailable();
+        if (client == null) {
+            return new InProcessRunQueue(maxConcurrent, executor::execute);
+        }
+        return new RedisRunQueue(
+                client, prefix, instance.id(), maxConcurrent, leaseTtl.multipliedBy(2), executor::execute);
     }
 
     @Bean
@@ -117,6 +135,12 @@ class RunsConfiguration {
 
     @Bean
     ApplicationRunner recoverInterruptedRuns(RunService runs) {
-        return args -> runs.recover();
+        return args -> runs.recover(true, Duration.ZERO);
+    }
+
+    @Bean
+    RunMaintenance runMaintenance(
+            RunService runs, RunExecutor executor, @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl) {
+        return new RunMaintenance(runs, executor, leaseTtl);
     }
 }

@@ -1,0 +1,234 @@
+package dev.cadre.platform.cluster;
+
+import dev.cadre.platform.runs.RunQueue;
+import io.lettuce.core.Consumer;
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAutoClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Distributes runs over the instances of a cluster through a Redis Streams consumer group: each
+ * instance reads as many runs as it has free slots, acknowledges a run when it ended, and claims
+ * (XAUTOCLAIM) runs whose consumer has been silent too long — a dead instance's work.
+ *
+ * <p>Redis only distributes; it is not the authority. An instance executes a run only while it
+ * holds the run's lease in PostgreSQL, so a message read twice, claimed while its owner still
+ * works, or lost with a Redis restart (no persistence) never makes a run execute twice or never:
+ * the database sweep re-enqueues runs nobody holds. If Redis cannot take a run, it runs here.
+ */
+public final class RedisRunQueue implements RunQueue, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisRunQueue.class);
+    private static final String FIELD = "run";
+
+    private final RedisClient client;
+    private final String stream;
+    private final String group;
+    private final String consumer;
+    private final java.util.function.Consumer<String> executor;
+    private final Duration claimIdle;
+    private final Semaphore slots;
+    private final int maxConcurrent;
+    private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("cadre-run-", 0).factory());
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicInteger executing = new AtomicInteger();
+    private final AtomicInteger localWaiting = new AtomicInteger();
+    private final Set<String> local = ConcurrentHashMap.newKeySet();
+    private final StatefulRedisConnection<String, String> commands;
+    private final Thread reader;
+
+    public RedisRunQueue(
+            RedisClient client,
+            String keyPrefix,
+            String consumer,
+            int maxConcurrent,
+            Duration claimIdle,
+            java.util.function.Consumer<String> executor) {
+        this.client = client;
+        this.stream = keyPrefix + ":runs";
+        this.group = "cadre-executors";
+        this.consumer = consumer;
+        this.executor = executor;
+        this.claimIdle = claimIdle;
+        this.maxConcurrent = maxConcurrent;
+        this.slots = new Semaphore(maxConcurrent, true);
+        this.commands = client.connect();
+        this.reader = Thread.ofPlatform().daemon().name("cadre-run-reader").start(this::readLoop);
+    }
+
+    @Override
+    public void enqueue(String runId) {
+        try {
+            commands.sync().xadd(stream, Map.of(FIELD, runId));
+        } catch (RuntimeException e) {
+            // Redis down: run it here rather than not at all (the lease still guards exclusivity).
+            log.warn("Redis did not take run {} ({}); executing it on this instance", runId, e.getMessage());
+            runLocally(runId);
+        }
+    }
+
+    private void runLocally(String runId) {
+        if (!local.add(runId)) {
+            return;
+        }
+        localWaiting.incrementAndGet();
+        threads.execute(() -> {
+            try {
+                slots.acquire();
+            } catch (InterruptedException e) {
+                localWaiting.decrementAndGet();
+                local.remove(runId);
+                return;
+            }
+            localWaiting.decrementAndGet();
+            try {
+                execute(runId);
+            } finally {
+                local.remove(runId);
+                slots.release();
+            }
+        });
+    }
+
+    private void execute(String runId) {
+        executing.incrementAndGet();
+        try {
+            executor.accept(runId);
+        } catch (RuntimeException e) {
+            log.error("Run {} could not be executed", runId, e);
+        } finally {
+            executing.decrementAndGet();
+        }
+    }
+
+    private void readLoop() {
+        StatefulRedisConnection<String, String> blocking = null;
+        long lastClaim = 0;
+        while (running.get()) {
+            try {
+                if (blocking == null || !blocking.isOpen()) {
+                    blocking = client.connect();
+                    ensureGroup(blocking.sync());
+                }
+                RedisCommands<String, String> redis = blocking.sync();
+                int free = slots.availablePermits();
+                if (free == 0) {
+                    Thread.sleep(100);
+                    continue;
+                }
+                if (System.currentTimeMillis() - lastClaim > claimIdle.toMillis() / 2) {
+                    lastClaim = System.currentTimeMillis();
+                    var claimed = redis.xautoclaim(
+                            stream,
+                            XAutoClaimArgs.Builder.xautoclaim(Consumer.from(group, consumer), claimIdle, "0-0")
+                                    .count(Math.min(free, 16)));
+                    if (claimed != null && !claimed.getMessages().isEmpty()) {
+                        log.info(
+                                "Claimed {} runs from silent executors",
+                                claimed.getMessages().size());
+                        dispatch(claimed.getMessages());
+                        continue;
+                    }
+                }
+                List<StreamMessage<String, String>> messages = redis.xreadgroup(
+                        Consumer.from(group, consumer),
+                        XReadArgs.Builder.block(Duration.ofSeconds(1)).count(free),
+                        XReadArgs.StreamOffset.lastConsumed(stream));
+                if (messages != null && !messages.isEmpty()) {
+                    dispatch(messages);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                if (!running.get()) {
+                    return;
+                }
+                log.warn("Run queue on Redis unavailable ({}); retrying", e.getMessage());
+                if (blocking != null) {
+                    blocking.closeAsync();
+                    blocking = null;
+                }
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+        if (blocking != null) {
+            blocking.close();
+        }
+    }
+
+    private void dispatch(List<StreamMessage<String, String>> messages) throws InterruptedException {
+        for (StreamMessage<String, String> m : messages) {
+            String runId = m.getBody().get(FIELD);
+            slots.acquire();
+            threads.execute(() -> {
+                try {
+                    if (runId != null) {
+                        execute(runId);
+                    }
+                } finally {
+                    slots.release();
+                    try {
+                        commands.sync().xack(stream, group, m.getId());
+                    } catch (RuntimeException e) {
+                        // Unacknowledged: another instance may claim it; the lease makes that harmless.
+                        log.debug("Could not acknowledge run {}: {}", runId, e.getMessage());
+                    }
+                }
+            });
+        }
+    }
+
+    private void ensureGroup(RedisCommands<String, String> redis) {
+        try {
+            redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, "0"), group, XGroupCreateArgs.Builder.mkstream());
+        } catch (RedisBusyException exists) {
+            // BUSYGROUP: another instance created it first.
+        }
+    }
+
+    @Override
+    public int queued() {
+        return localWaiting.get();
+    }
+
+    @Override
+    public int executing() {
+        return executing.get();
+    }
+
+    public int capacity() {
+        return maxConcurrent;
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        reader.interrupt();
+        threads.shutdownNow();
+        commands.close();
+    }
+}

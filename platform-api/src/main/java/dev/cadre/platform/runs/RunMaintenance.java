@@ -1,0 +1,49 @@
+package dev.cadre.platform.runs;
+
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.annotation.Scheduled;
+
+/**
+ * The background work that keeps runs honest: renew this instance's leases (and stop runs it lost
+ * or that ended elsewhere), and re-enqueue runs whose executor stopped renewing — a crashed
+ * instance, a message lost with Redis — so none waits forever.
+ */
+public final class RunMaintenance {
+
+    private static final Logger log = LoggerFactory.getLogger(RunMaintenance.class);
+
+    private final RunService runs;
+    private final RunExecutor executor;
+    private final Duration leaseTtl;
+
+    RunMaintenance(RunService runs, RunExecutor executor, Duration leaseTtl) {
+        this.runs = runs;
+        this.executor = executor;
+        this.leaseTtl = leaseTtl;
+    }
+
+    @Scheduled(fixedDelayString = "${cadre.runs.heartbeat-interval:PT5S}")
+    public void heartbeat() {
+        try {
+            executor.heartbeat();
+        } catch (RuntimeException e) {
+            log.warn("Lease heartbeat failed: {}", e.getMessage());
+        }
+    }
+
+    @Scheduled(
+            fixedDelayString = "${cadre.runs.sweep-interval:PT5S}",
+            initialDelayString = "${cadre.runs.sweep-interval:PT5S}")
+    public void sweep() {
+        try {
+            int n = runs.recover(false, leaseTtl);
+            if (n > 0) {
+                log.info("Re-enqueued {} runs whose executor went silent", n);
+            }
+        } catch (RuntimeException e) {
+            log.warn("Run sweep failed: {}", e.getMessage());
+        }
+    }
+}
