@@ -6,7 +6,11 @@ import dev.cadre.memory.testing.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The contract on {@link JdbcSharedMemory} over a real PostgreSQL (a schema of its own). */
+/**
+ * The contract on {@link JdbcSharedMemory} over a real PostgreSQL (a schema of its own), through a
+ * pool whose connections are <em>not</em> in autocommit, as JPA-tuned applications configure it
+ * (the hybrid suite covers the autocommit pool).
+ */
 class JdbcPostgresSharedMemoryIT extends SharedMemoryContract {
 
     private static ExternalServices.Postgres schema;
@@ -15,7 +19,7 @@ class JdbcPostgresSharedMemoryIT extends SharedMemoryContract {
     @BeforeAll
     static void createSchema() {
         schema = ExternalServices.postgres().freshSchema("memory_jdbc");
-        dataSource = TestDatabases.pool(schema, 12);
+        dataSource = TestDatabases.pool(schema, 12, false);
         MemorySchema.migrate(dataSource);
     }
 

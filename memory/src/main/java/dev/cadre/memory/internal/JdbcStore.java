@@ -206,8 +206,10 @@ public final class JdbcStore {
 
     public WriteOutcome write(WriteRequest r) {
         try (Connection c = dataSource.getConnection()) {
-            if (r.requestId() == null && dialect == Dialect.POSTGRESQL) {
-                // One statement in autocommit: the cheapest possible CAS transaction.
+            if (r.requestId() == null && dialect == Dialect.POSTGRESQL && c.getAutoCommit()) {
+                // One statement in autocommit: the cheapest possible CAS transaction. (A pool
+                // that hands out connections without autocommit gets the same statement in an
+                // explicit transaction below.)
                 long v = pgWrite(c, r);
                 return v > 0 ? new WriteOutcome.Written(v) : conflict(c, r.namespace(), r.key());
             }

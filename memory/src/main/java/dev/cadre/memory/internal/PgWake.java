@@ -44,6 +44,8 @@ public final class PgWake implements AutoCloseable {
         }
         try (Connection c = dataSource.getConnection();
                 Statement st = c.createStatement()) {
+            // NOTIFY is delivered at commit: make sure there is one, whatever the pool's default.
+            c.setAutoCommit(true);
             st.execute("SELECT pg_notify('" + CHANNEL + "', '')");
         } catch (SQLException e) {
             // Only a wake-up: the relays poll anyway.
@@ -54,6 +56,7 @@ public final class PgWake implements AutoCloseable {
     private void listen() {
         while (!closed) {
             try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true); // LISTEN takes effect at commit
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN " + CHANNEL);
                 }

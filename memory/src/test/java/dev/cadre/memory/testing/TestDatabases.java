@@ -11,7 +11,13 @@ public final class TestDatabases {
 
     /** A pool on a PostgreSQL database or schema from {@link ExternalServices#postgres()}. */
     public static HikariDataSource pool(ExternalServices.Postgres pg, int size) {
+        return pool(pg, size, true);
+    }
+
+    /** As {@link #pool(ExternalServices.Postgres, int)}, with connections in or out of autocommit. */
+    public static HikariDataSource pool(ExternalServices.Postgres pg, int size, boolean autoCommit) {
         HikariConfig config = new HikariConfig();
+        config.setAutoCommit(autoCommit);
         config.setJdbcUrl(pg.jdbcUrl());
         config.setUsername(pg.user());
         config.setPassword(pg.password());
