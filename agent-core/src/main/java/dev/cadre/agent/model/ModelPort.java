@@ -3,6 +3,10 @@ package dev.cadre.agent.model;
 /**
  * The model interface agent-core owns. Implementations must be thread-safe: concurrent subagents
  * share one port. A provider failure is a {@link ModelException} ({@code COMMUNICATION_ERROR}).
+ *
+ * <p>The loop renames tool calls {@code call_<turn>_<n>} before they enter the history (stable
+ * journal keys across re-runs); an adapter must send back the ids the history holds, not remember
+ * the provider's.
  */
 @FunctionalInterface
 public interface ModelPort {

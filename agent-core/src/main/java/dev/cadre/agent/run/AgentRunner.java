@@ -132,8 +132,7 @@ public final class AgentRunner implements AutoCloseable {
     }
 
     private RunScope newRun(String runId, RunObserver observer, AgentSpec spec) {
-        return new RunScope(
-                runId, observer, new Semaphore(runtime.limits().maxConcurrentSubagents(), true), spec.maxDepth());
+        return new RunScope(runId, observer, new Semaphore(runtime.limits().maxConcurrentSubagents()), spec.maxDepth());
     }
 
     private RunHandle launch(

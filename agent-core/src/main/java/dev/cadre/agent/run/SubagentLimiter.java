@@ -17,7 +17,7 @@ public final class SubagentLimiter {
             throw new IllegalArgumentException("capacity must be at least 1");
         }
         this.capacity = capacity;
-        this.permits = new Semaphore(capacity, true);
+        this.permits = new Semaphore(capacity);
     }
 
     /** A limiter that never makes anyone wait. */

@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>Seed 002's workload: an orchestrator delegates to N workers in one turn; each worker makes 3
  *       model calls of 80 ms simulated latency (two tool turns and a final answer). Serial = the same
  *       run with a per-run cap of one concurrent subagent; parallel = cap N. 5 runs each, medians.
- *   <li>Overhead: the same shape with 1,000 workers of one zero-latency turn; microseconds of wall
+ *   <li>Overhead: the same shape with 1,000 workers of one zero-latency turn, all allowed at once (cap = N); microseconds of wall
  *       time per subagent, with a no-op OpenTelemetry and with every span exported to an in-memory
  *       exporter (synchronous SimpleSpanProcessor).
  *   <li>The floor for comparison: bare virtual threads sleeping the same 3 x 80 ms.
@@ -237,7 +237,7 @@ public final class AgentCoreBenchmark {
         List<Double> micros = new ArrayList<>();
         try (AgentRunner runner = AgentRunner.builder(tree(n, model))
                 .openTelemetry(otel)
-                .limits(new RunLimits(256, 0.25))
+                .limits(new RunLimits(n, 0.25))
                 .build()) {
             for (int w = 0; w < 30; w++) {
                 runOnce(runner, "warmup-overhead-" + w);

@@ -210,6 +210,44 @@ class CheckpointResumeTest {
     }
 
     @Test
+    void resume_reSpawnsAnInterruptedWorker_underTheSameSession_andItsJournalledSideEffectDoesNotRepeat()
+            throws Exception {
+        ScriptedModel scripted = new ScriptedModel(Map.of(
+                "orchestrator",
+                AgentScript.of(
+                        ScriptedTurn.calls(Fixtures.delegate("fixer", "restart the api")),
+                        ScriptedTurn.text("{{result[0]}}")),
+                "fixer",
+                AgentScript.of(
+                        ScriptedTurn.calls(call("restart_service", "{\"service\":\"api\"}")),
+                        ScriptedTurn.text("fixer: {{result[0]}}"))));
+        AgentTree tree = Fixtures.tree(
+                tools(Risk.SUGGEST),
+                scripted,
+                Fixtures.root("orchestrator").workers("fixer").build(),
+                agent("fixer").tools("restart_service").build());
+        InMemoryToolJournal journal = new InMemoryToolJournal();
+        Recorder first = new Recorder();
+        restarts.clear();
+        try (AgentRunner runner = AgentRunner.builder(tree).journal(journal).build()) {
+            runner.run(RunRequest.of("run-respawn", "orchestrator", "api down"), first);
+        }
+        // As if the process died while the worker ran: resume from the checkpoint taken before it.
+        Checkpoint beforeWorker = codec.read(codec.write(first.checkpoints().getFirst()));
+
+        try (AgentRunner runner = AgentRunner.builder(tree).journal(journal).build()) {
+            RunOutcome resumed =
+                    runner.resume(beforeWorker, new Recorder()).outcome().get();
+
+            assertThat(resumed.subagents())
+                    .extracting(SubagentOutcome::sessionId)
+                    .containsExactly("run-respawn/fixer#1");
+            assertThat(resumed.finalText()).contains("fixer: restarted api");
+        }
+        assertThat(restarts).containsExactly("api");
+    }
+
+    @Test
     void cancel_stopsARunWaitingOnTheModel() throws Exception {
         ScriptedModel slow = new ScriptedModel(
                 Map.of("ops", AgentScript.of(ScriptedTurn.text("never")).withLatency(java.time.Duration.ofMinutes(5))));

@@ -40,10 +40,8 @@ import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -351,7 +349,7 @@ public final class AgentExecution {
                         "token_budget",
                         "agent '" + spec.name() + "': the model reported more tokens than the budget allowed");
             }
-            List<ToolCall> calls = withUniqueIds(response.toolCalls());
+            List<ToolCall> calls = withStableIds(response.toolCalls());
             String text = response.text();
             history.add(new AssistantMessage(text, calls));
             if (text != null && !text.isEmpty()) {
@@ -392,22 +390,20 @@ public final class AgentExecution {
                 OutcomeStatus.BUDGET_EXCEEDED, null, new Failure(FailureCategory.BUDGET_EXCEEDED, code, message));
     }
 
-    private List<ToolCall> withUniqueIds(List<ToolCall> calls) {
-        Set<String> seen = new HashSet<>();
-        List<ToolCall> out = null;
+    /**
+     * Renames the calls {@code call_<turn>_<n>}. Ids pair results with calls and key the journal; a
+     * provider's ids are random, so a subagent re-run after a crash would never find its journalled
+     * side effects under them. Positional ids make the key of "the n-th call of turn t of session s"
+     * the same in every run (the model port sends back whatever ids the history holds).
+     */
+    private List<ToolCall> withStableIds(List<ToolCall> calls) {
+        List<ToolCall> out = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             ToolCall call = calls.get(i);
-            if (call.id().isBlank() || !seen.add(call.id())) {
-                // Ids pair results with calls and key the journal: a provider's blank or repeated id is replaced.
-                if (out == null) {
-                    out = new ArrayList<>(calls);
-                }
-                String id = "call_" + iterations + "_" + (i + 1);
-                seen.add(id);
-                out.set(i, new ToolCall(id, call.name(), call.arguments()));
-            }
+            String id = "call_" + iterations + "_" + (i + 1);
+            out.add(id.equals(call.id()) ? call : new ToolCall(id, call.name(), call.arguments()));
         }
-        return out == null ? calls : List.copyOf(out);
+        return List.copyOf(out);
     }
 
     private synchronized void addUsage(TokenUsage more) {
@@ -713,6 +709,9 @@ public final class AgentExecution {
         if (sideEffects) {
             JournalEntry entry = rt.journal().find(key);
             switch (entry) {
+                // A re-run subagent may have chosen another tool at this position: that is a new action.
+                case JournalEntry.Finished f when !f.result().toolName().equals(call.name()) -> {}
+                case JournalEntry.Started s when !s.tool().equals(call.name()) -> {}
                 case JournalEntry.Finished f -> {
                     return f.result();
                 }
