@@ -5,6 +5,7 @@ import dev.cadre.memory.MemoryListener.Outcome;
 import dev.cadre.memory.internal.Validation;
 import dev.cadre.memory.internal.WriteRequest;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
@@ -167,7 +168,7 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                 r -> Outcome.OK);
     }
 
-    private java.time.Instant now() {
+    private Instant now() {
         // Microseconds: what PostgreSQL keeps, so every backend returns the same instant it stored.
         return options.clock().instant().truncatedTo(ChronoUnit.MICROS);
     }

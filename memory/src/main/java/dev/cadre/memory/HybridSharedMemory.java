@@ -60,7 +60,7 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
                     "HybridSharedMemory needs PostgreSQL (for SKIP LOCKED and LISTEN/NOTIFY); use JdbcSharedMemory on "
                             + store.dialect());
         }
-        store.latestCursor(); // fails fast, with a hint, when the schema is missing
+        store.requireSchema();
         this.cache = new RedisCache(redis, options);
         this.relay = new Relay(store, cache::publish, options.relayPollInterval(), wake, sequenced).start();
         this.pgWake = new PgWake(dataSource, wake);

@@ -10,6 +10,7 @@ import dev.cadre.memory.internal.WriteRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -40,7 +41,7 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
     public JdbcSharedMemory(DataSource dataSource, MemoryOptions options) {
         super(options);
         this.store = new JdbcStore(dataSource);
-        store.latestCursor(); // fails fast, with a hint, when the schema is missing
+        store.requireSchema();
         this.relay = new Relay(store, null, options.relayPollInterval(), wake, sequenced).start();
         this.pgWake = store.dialect() == Dialect.POSTGRESQL ? new PgWake(dataSource, wake) : null;
     }
@@ -90,7 +91,7 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
     }
 
     @Override
-    public Subscription subscribe(long cursor, java.util.function.Consumer<MemoryChange> consumer) {
+    public Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
         validation.cursor(cursor);
         var subscription =
                 new PollingSubscription(store::changes, sequenced, options.relayPollInterval(), cursor, consumer);

@@ -1,6 +1,7 @@
 package dev.cadre.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.cadre.memory.testing.ExternalServices;
@@ -37,6 +38,18 @@ class MemorySchemaIT {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+        }
+    }
+
+    @Test
+    void aBackendOnAnUnmigratedDatabase_failsAtOnce_sayingToMigrate() {
+        ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema("memory_nomigrate");
+        try (HikariDataSource ds = TestDatabases.pool(schema, 2)) {
+            assertThatThrownBy(() -> new JdbcSharedMemory(ds))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("MemorySchema.migrate");
+        } finally {
+            schema.dropSchema();
         }
     }
 

@@ -189,6 +189,18 @@ public final class JdbcStore {
         }
     }
 
+    /** Fails with a hint when the tables are missing (the schema was never migrated). */
+    public void requireSchema() {
+        try {
+            latestCursor();
+        } catch (MemoryStorageException e) {
+            throw new IllegalStateException(
+                    "memory's tables are missing or unreadable: run MemorySchema.migrate(dataSource) first ("
+                            + e.getMessage() + ")",
+                    e);
+        }
+    }
+
     public long latestCursor() {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT last_event_id FROM cadre_memory_relay WHERE id = 1");

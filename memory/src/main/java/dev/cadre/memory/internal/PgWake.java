@@ -79,9 +79,8 @@ public final class PgWake implements AutoCloseable {
 
     @Override
     public void close() {
-        // No join: the listener sees the flag within a second (its wait time) and hands its
-        // connection back; a blocked JDBC read does not answer interrupts.
+        // No join and no interrupt: the listener sees the flag within a second (its wait time)
+        // and hands its connection back.
         closed = true;
-        listener.interrupt();
     }
 }

@@ -83,7 +83,9 @@ public final class PollingSubscription implements Subscription {
 
     @Override
     public void close() {
+        // No interrupt: it would close an H2 file database if it struck during the thread's I/O
+        // (NIO channels close on interrupt). The signal wakes the thread, which sees the flag.
         closed = true;
-        thread.interrupt();
+        signal.signal();
     }
 }

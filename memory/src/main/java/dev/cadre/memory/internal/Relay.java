@@ -129,8 +129,10 @@ public final class Relay implements AutoCloseable {
 
     @Override
     public void close() {
+        // No interrupt: it would close an H2 file database if it struck during the relay's I/O
+        // (NIO channels close on interrupt). The wake signal ends its wait; it sees the flag.
         closed = true;
-        thread.interrupt();
+        wake.signal();
         try {
             thread.join(5_000);
         } catch (InterruptedException e) {

@@ -158,7 +158,8 @@ public final class StreamSubscription implements Subscription {
 
     @Override
     public void close() {
+        // No interrupt (it could strike inside a JDBC call): the blocking read ends within
+        // its block time and the thread sees the flag.
         closed = true;
-        thread.interrupt();
     }
 }
