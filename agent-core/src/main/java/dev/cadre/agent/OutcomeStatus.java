@@ -17,9 +17,12 @@ public enum OutcomeStatus {
     /** Cancelled by the caller or by a stopping parent. */
     CANCELLED;
 
+    // Computed once: spans and results ask for it on every call.
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     /** The lower-case name used in JSON and events ({@code budget_exceeded}). */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
     /** Parses a {@link #wireName()} (case-insensitive). */

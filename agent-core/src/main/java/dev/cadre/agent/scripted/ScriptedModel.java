@@ -77,6 +77,28 @@ public final class ScriptedModel implements ModelPort {
     private final Map<String, AgentScript> scripts;
     private final boolean recordRequests;
     private final ConcurrentLinkedQueue<ModelRequest> requests = new ConcurrentLinkedQueue<>();
+    // Templates parsed once per distinct text: a regex per reply was a tenth of a benchmark worker's cost.
+    private final Map<String, List<Part>> templates = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A literal piece of a template, or a reference ({@code text} is then how it was written). */
+    private record Part(String text, @Nullable String reference) {}
+
+    private static List<Part> compile(String template) {
+        List<Part> parts = new ArrayList<>();
+        Matcher m = TEMPLATE.matcher(template);
+        int last = 0;
+        while (m.find()) {
+            if (m.start() > last) {
+                parts.add(new Part(template.substring(last, m.start()), null));
+            }
+            parts.add(new Part(m.group(), m.group(1)));
+            last = m.end();
+        }
+        if (last < template.length()) {
+            parts.add(new Part(template.substring(last), null));
+        }
+        return List.copyOf(parts);
+    }
 
     /** A model answering each agent from its script, recording requests. */
     public ScriptedModel(Map<String, AgentScript> scripts) {
@@ -183,7 +205,7 @@ public final class ScriptedModel implements ModelPort {
             throw new ModelException(
                     "no_script", "the scripted model has no script for agent '" + request.agent() + "'");
         }
-        Conversation conversation = Conversation.of(request.messages());
+        Conversation conversation = Conversation.of(request.messages(), templates);
         AgentScript.Variant variant = choose(script, conversation.input());
         if (variant == null) {
             throw new ModelException(
@@ -257,9 +279,10 @@ public final class ScriptedModel implements ModelPort {
     }
 
     /** What the templates of one reply can quote. */
-    private record Conversation(String input, int turn, List<ToolResultMessage> lastResults) {
+    private record Conversation(
+            String input, int turn, List<ToolResultMessage> lastResults, Map<String, List<Part>> templates) {
 
-        static Conversation of(List<Message> messages) {
+        static Conversation of(List<Message> messages, Map<String, List<Part>> templates) {
             String input = "";
             int turn = 0;
             for (Message m : messages) {
@@ -273,20 +296,22 @@ public final class ScriptedModel implements ModelPort {
             for (int i = messages.size() - 1; i >= 0 && messages.get(i) instanceof ToolResultMessage r; i--) {
                 results.addFirst(r);
             }
-            return new Conversation(input, turn, results);
+            return new Conversation(input, turn, results, templates);
         }
 
         String render(String template) {
             if (!template.contains("{{")) {
                 return template;
             }
-            Matcher m = TEMPLATE.matcher(template);
-            StringBuilder out = new StringBuilder();
-            while (m.find()) {
-                String value = resolve(m.group(1));
-                m.appendReplacement(out, Matcher.quoteReplacement(value == null ? m.group() : value));
+            StringBuilder out = new StringBuilder(template.length() + 64);
+            for (Part part : templates.computeIfAbsent(template, ScriptedModel::compile)) {
+                if (part.reference() == null) {
+                    out.append(part.text());
+                } else {
+                    String value = resolve(part.reference());
+                    out.append(value == null ? part.text() : value);
+                }
             }
-            m.appendTail(out);
             return out.toString();
         }
 
