@@ -3,9 +3,13 @@ package dev.cadre.memory;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.memory.testing.TestDatabases;
+import dev.cadre.memory.testing.TestRedis;
 import io.lettuce.core.RedisClient;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The contract on {@link HybridSharedMemory} over a real PostgreSQL and the machine's Redis (own key prefix). */
@@ -14,6 +18,8 @@ class HybridSharedMemoryIT extends SharedMemoryContract {
     private static ExternalServices.Postgres schema;
     private static HikariDataSource dataSource;
     private static RedisClient redis;
+
+    private final List<String> prefixes = new ArrayList<>();
 
     @BeforeAll
     static void createSchema() {
@@ -33,6 +39,16 @@ class HybridSharedMemoryIT extends SharedMemoryContract {
     @Override
     protected SharedMemory create(MemoryOptions options) {
         // A key prefix per test: never touch another test's (or anyone's) Redis keys.
-        return new HybridSharedMemory(dataSource, redis, options.withRedisPrefix("cadre-test:" + UUID.randomUUID()));
+        String prefix = "cadre-test:" + UUID.randomUUID();
+        prefixes.add(prefix);
+        return new HybridSharedMemory(dataSource, redis, options.withRedisPrefix(prefix));
+    }
+
+    @AfterEach
+    void deleteRedisKeys() {
+        // Runs before the contract's own @AfterEach: stop the relay first so nothing is written
+        // under the prefix after it is cleaned (closing twice is harmless).
+        memory.close();
+        prefixes.forEach(prefix -> TestRedis.deletePrefix(redis, prefix));
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.memory.testing.TestDatabases;
+import dev.cadre.memory.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.HashSet;
@@ -45,9 +46,9 @@ class MultiInstanceIT {
 
     @Test
     void twoHybridInstances_appendConcurrently_andEachSubscriberSeesEveryWriteOnceInOrder() throws Exception {
-        MemoryOptions options = MemoryOptions.defaults()
-                .withRedisPrefix("cadre-multi:" + UUID.randomUUID())
-                .withRelayPollInterval(Duration.ofMillis(300));
+        String prefix = "cadre-multi:" + UUID.randomUUID();
+        MemoryOptions options =
+                MemoryOptions.defaults().withRedisPrefix(prefix).withRelayPollInterval(Duration.ofMillis(300));
         try (HybridSharedMemory a = new HybridSharedMemory(dataSource, redis, options);
                 HybridSharedMemory b = new HybridSharedMemory(dataSource, redis, options)) {
             String ns = "multi";
@@ -82,6 +83,8 @@ class MultiInstanceIT {
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> a.unpublishedChanges() == 0 && b.unpublishedChanges() == 0);
             }
+        } finally {
+            TestRedis.deletePrefix(redis, prefix);
         }
     }
 

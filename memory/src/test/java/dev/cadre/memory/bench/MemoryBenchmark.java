@@ -10,9 +10,8 @@ import dev.cadre.memory.WriteOutcome;
 import dev.cadre.memory.Writer;
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.memory.testing.TestDatabases;
+import dev.cadre.memory.testing.TestRedis;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -112,7 +111,7 @@ public final class MemoryBenchmark {
                 }
             }
         } finally {
-            deleteKeys(redis, prefix);
+            TestRedis.deletePrefix(redis, prefix);
             redis.shutdown();
             jdbcSchema.dropSchema();
             hybridSchema.dropSchema();
@@ -369,23 +368,5 @@ public final class MemoryBenchmark {
         Arrays.sort(v);
         int n = v.length;
         return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-
-    private static void deleteKeys(RedisClient redis, String prefix) {
-        try (StatefulRedisConnection<String, String> c = redis.connect()) {
-            ScanIterator<String> keys = ScanIterator.scan(
-                    c.sync(), ScanArgs.Builder.matches(prefix + "*").limit(500));
-            List<String> batch = new ArrayList<>();
-            while (keys.hasNext()) {
-                batch.add(keys.next());
-                if (batch.size() == 500) {
-                    c.sync().del(batch.toArray(String[]::new));
-                    batch.clear();
-                }
-            }
-            if (!batch.isEmpty()) {
-                c.sync().del(batch.toArray(String[]::new));
-            }
-        }
     }
 }
