@@ -10,6 +10,7 @@ import dev.cadre.platform.agents.ToolProvider;
 import io.lettuce.core.RedisClient;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -26,10 +27,14 @@ class MemoryConfiguration {
 
     @Bean(destroyMethod = "close")
     SharedMemory sharedMemory(
-            DataSource dataSource, ObjectProvider<RedisClient> redis, ObjectProvider<MemoryListener> listener) {
+            DataSource dataSource,
+            ObjectProvider<RedisClient> redis,
+            ObjectProvider<MemoryListener> listener,
+            @Value("${cadre.redis.prefix:cadre}") String prefix) {
         MemorySchema.migrate(dataSource);
-        MemoryOptions options =
-                MemoryOptions.defaults().withListener(listener.getIfAvailable(() -> MemoryListener.NONE));
+        MemoryOptions options = MemoryOptions.defaults()
+                .withListener(listener.getIfAvailable(() -> MemoryListener.NONE))
+                .withRedisPrefix(prefix + ":memory");
         RedisClient client = redis.getIfAvailable();
         if (client == null) {
             return new JdbcSharedMemory(dataSource, options);

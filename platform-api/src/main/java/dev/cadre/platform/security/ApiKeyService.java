@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -117,20 +118,26 @@ public class ApiKeyService {
      * Makes sure an admin can get in: registers the configured bootstrap key, or — on a first
      * start without one — creates an admin key and prints it once.
      */
-    @Transactional
+    // Not one transaction: several instances may start at once, and the loser of the insert race
+    // must simply find the key the winner stored.
     public void bootstrap(String configuredSecret) {
         if (configuredSecret != null && !configuredSecret.isBlank()) {
             String h = hash(configuredSecret.trim());
             if (keys.findByKeyHash(h).isEmpty()) {
                 String trimmed = configuredSecret.trim();
-                keys.save(new ApiKeyEntity(
-                        UUID.randomUUID().toString(),
-                        "bootstrap",
-                        trimmed.substring(0, Math.min(8, trimmed.length())),
-                        h,
-                        Role.ADMIN,
-                        clock.instant(),
-                        "CADRE_BOOTSTRAP_API_KEY"));
+                try {
+                    keys.saveAndFlush(new ApiKeyEntity(
+                            UUID.randomUUID().toString(),
+                            "bootstrap",
+                            trimmed.substring(0, Math.min(8, trimmed.length())),
+                            h,
+                            Role.ADMIN,
+                            clock.instant(),
+                            "CADRE_BOOTSTRAP_API_KEY"));
+                } catch (DataIntegrityViolationException another) {
+                    log.info("Bootstrap admin key registered by another instance");
+                    return;
+                }
                 audit.record("system", "api_key.bootstrap", "bootstrap", "from CADRE_BOOTSTRAP_API_KEY");
             }
             return;

@@ -1,0 +1,272 @@
+package dev.cadre.platform.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cadre.memory.testing.ExternalServices;
+import dev.cadre.platform.support.Api;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two real platform processes (the packaged jar) share PostgreSQL and Redis; 200 runs are
+ * submitted across both and one process is killed with {@code kill -9} while they execute. Every
+ * run must end completed exactly once, no side effect may be doubled, none may be lost, and a
+ * client following a run of the dead instance on the survivor sees it to the end. Timings go to
+ * {@code target/cluster-it/timings.txt}.
+ */
+class ClusterIT {
+
+    private static final int RUNS = 200;
+    private static final Path OUT = Path.of("target", "cluster-it");
+
+    private final ExternalServices.Postgres pg = ExternalServices.postgres().freshSchema("cluster_it");
+    private final ExternalServices.Redis redis = ExternalServices.redis();
+    private final String prefix = "cit" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<Process> processes = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        processes.forEach(Process::destroyForcibly);
+        pg.dropSchema();
+    }
+
+    @Test
+    void killingAnInstanceMidway_losesNoRun_doublesNoSideEffect_andFollowersSeeTheEnd() throws Exception {
+        Files.createDirectories(OUT);
+        Path agents = OUT.resolve("cluster-agents.yaml");
+        Files.writeString(agents, """
+                agents:
+                  - name: cluster-worker
+                    description: Records that a job ran (once) in shared memory, then reports. Cluster test agent.
+                    model: scripted:default
+                    tools: [memory_put]
+                    budget: {maxIterations: 4, maxTokens: 20000, timeout: 2m}
+                scripts:
+                  cluster-worker:
+                    latencyMillis: 400
+                    turns:
+                      - toolCalls:
+                          - name: memory_put
+                            arguments: {namespace: effects, key: "{{input}}", value: {done: true}, expectedVersion: 0}
+                      - text: "done {{input}}"
+                """);
+        int portA = freePort();
+        int portB = freePort();
+        long t0 = System.nanoTime();
+        Process a = start("a", portA, agents);
+        Process b = start("b", portB, agents);
+        Api apiA = new Api(portA);
+        Api apiB = new Api(portB);
+        awaitHealthy(apiA, a, "a");
+        awaitHealthy(apiB, b, "b");
+        long started = System.nanoTime();
+
+        // Submit from a client thread while instance a is killed midway: a's share then goes to b.
+        Map<String, String> inputOf = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> submittedToA = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean aDead = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<Long> submitting = CompletableFuture.supplyAsync(() -> {
+            for (int i = 0; i < RUNS; i++) {
+                boolean toA = i % 2 == 0 && !aDead.get();
+                String input = "job-" + i;
+                String body = Api.json(Map.of("agent", "cluster-worker", "input", input));
+                Api.Response r;
+                try {
+                    r = (toA ? apiA : apiB).post("/api/v1/runs", Api.ADMIN_KEY, body);
+                } catch (IllegalStateException refused) {
+                    toA = false;
+                    r = apiB.post("/api/v1/runs", Api.ADMIN_KEY, body);
+                }
+                assertThat(r.status()).as(r.body()).isEqualTo(202);
+                String id = r.json().get("id").asString();
+                inputOf.put(id, input);
+                if (toA) {
+                    submittedToA.add(id);
+                }
+            }
+            return System.nanoTime();
+        });
+
+        // Kill a while runs are in flight: after the first completions, long before the last.
+        waitUntil(Duration.ofSeconds(120), () -> countStatus("completed") >= 20 && !submittedToA.isEmpty());
+        String followed = pickUnfinished(submittedToA);
+        aDead.set(true);
+        a.destroyForcibly().waitFor();
+        long killed = System.nanoTime();
+        long completedAtKill = countStatus("completed");
+        long submitted = submitting.get(120, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(inputOf).hasSize(RUNS);
+
+        // A client follows one of A's unfinished runs on the survivor, to its end.
+        CompletableFuture<String> stream = CompletableFuture.supplyAsync(() ->
+                apiB.get("/api/v1/runs/" + followed + "/events", Api.ADMIN_KEY).body());
+
+        waitUntil(
+                Duration.ofSeconds(180),
+                () -> countStatus("completed")
+                                + countStatus("failed")
+                                + countStatus("canceled")
+                                + countStatus("rejected")
+                        == RUNS);
+        long done = System.nanoTime();
+
+        assertThat(countStatus("completed")).as("every run completed").isEqualTo(RUNS);
+        try (Connection c = pg.connect()) {
+            // Exactly one outcome per run, and each run's single side effect happened exactly once.
+            for (Map.Entry<String, String> run : inputOf.entrySet()) {
+                long versions = scalar(
+                        c,
+                        "SELECT COUNT(*) FROM cadre_memory_history WHERE namespace = 'effects' AND entry_key = '"
+                                + run.getValue() + "'");
+                assertThat(versions).as("side effect of " + run.getKey()).isEqualTo(1);
+            }
+            long finishedOnce = scalar(c, "SELECT COUNT(*) FROM cadre_run WHERE finished_at IS NOT NULL");
+            assertThat(finishedOnce).isEqualTo(RUNS);
+        }
+        String events = stream.get(Duration.ofSeconds(60).toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(events).contains("event:done");
+
+        long resumed;
+        try (Connection c = pg.connect()) {
+            resumed = scalar(c, "SELECT COUNT(*) FROM cadre_run WHERE resume_count > 0");
+        }
+        String timings = String.format(
+                """
+                cluster IT: %d runs over 2 instances, kill -9 of one midway
+                  both instances healthy after  %6.1f s
+                  killed instance a after        %6.2f s (%d runs completed by then)
+                  %d runs submitted in           %6.2f s
+                  all runs ended                 %6.2f s after the kill
+                  runs resumed by the survivor   %d
+                  total from first submit        %6.2f s
+                """,
+                RUNS,
+                (started - t0) / 1e9,
+                (killed - started) / 1e9,
+                completedAtKill,
+                RUNS,
+                (submitted - started) / 1e9,
+                (done - killed) / 1e9,
+                resumed,
+                (done - started) / 1e9);
+        Files.writeString(OUT.resolve("timings.txt"), timings);
+        System.out.println(timings);
+    }
+
+    private Process start(String name, int port, Path agents) throws IOException {
+        File jar = Files.list(Path.of("target"))
+                .filter(p -> p.getFileName().toString().matches("platform-api-.*\\.jar")
+                        && !p.getFileName().toString().contains("original")
+                        && !p.getFileName().toString().contains("tests"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(
+                        "the packaged jar is missing: run `./mvnw verify` (package precedes integration tests)"))
+                .toFile();
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = List.of(
+                java,
+                "-Xmx384m",
+                "-jar",
+                jar.getAbsolutePath(),
+                "--server.port=" + port,
+                "--spring.datasource.url=" + pg.jdbcUrl(),
+                "--spring.datasource.username=" + pg.user(),
+                "--spring.datasource.password=" + pg.password(),
+                "--cadre.redis.url=" + redis.uri(),
+                "--cadre.redis.prefix=" + prefix,
+                "--cadre.instance-id=" + name,
+                "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
+                "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
+                "--cadre.runs.lease-ttl=PT3S",
+                "--cadre.runs.heartbeat-interval=PT1S",
+                "--cadre.runs.sweep-interval=PT1S",
+                "--cadre.runs.max-concurrent=32");
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(OUT.resolve("instance-" + name + ".log").toFile())
+                .start();
+        processes.add(p);
+        return p;
+    }
+
+    private static void awaitHealthy(Api api, Process p, String name) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                throw new AssertionError(
+                        "instance " + name + " exited; see target/cluster-it/instance-" + name + ".log");
+            }
+            try {
+                if (api.get("/actuator/health", null).status() == 200) {
+                    return;
+                }
+            } catch (IllegalStateException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("instance " + name + " not healthy within 300 s");
+    }
+
+    private String pickUnfinished(List<String> ids) throws Exception {
+        try (Connection c = pg.connect()) {
+            for (String id : ids) {
+                try (ResultSet rs =
+                        c.createStatement().executeQuery("SELECT status FROM cadre_run WHERE id = '" + id + "'")) {
+                    if (rs.next() && !rs.getString(1).matches("completed|failed|canceled|rejected")) {
+                        return id;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("instance a had no unfinished run left to follow");
+    }
+
+    private long countStatus(String status) {
+        try (Connection c = pg.connect()) {
+            return scalar(c, "SELECT COUNT(*) FROM cadre_run WHERE status = '" + status + "'");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long scalar(Connection c, String sql) throws Exception {
+        try (ResultSet rs = c.createStatement().executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void waitUntil(Duration max, Condition condition) throws Exception {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not reached within " + max);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
