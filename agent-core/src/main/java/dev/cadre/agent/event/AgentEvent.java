@@ -12,7 +12,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * One event of a session's stream. The main stream holds only parent-level events; a worker call
  * shows there as {@code tool_call_start}, {@code subagent_started}, {@code subagent_finished} and
- * {@code tool_result}, while the subagent's own events carry its session id and parent id.
+ * {@code tool_result} (the last two in call order, emitted as the parent collects results), while
+ * the subagent's own events carry its session id and parent id.
  */
 public sealed interface AgentEvent {
 
@@ -55,7 +56,11 @@ public sealed interface AgentEvent {
             String content,
             @Nullable Failure failure) implements AgentEvent {}
 
-    /** A worker call spawned a subagent with session {@code childSessionId}. */
+    /**
+     * A worker call spawned a subagent with session {@code childSessionId}; under a concurrency cap
+     * it may still wait for a slot, and it may find the tree budget spent (then
+     * {@code subagent_finished} says {@code budget_exceeded} with no iterations).
+     */
     record SubagentStarted(EventMeta meta, String callId, String worker, String childSessionId, String task)
             implements AgentEvent {}
 
