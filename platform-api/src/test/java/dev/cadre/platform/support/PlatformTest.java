@@ -22,7 +22,8 @@ import org.springframework.context.annotation.Import;
             "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
             // Tool arguments and results in spans, so the redaction test has something to check.
             "cadre.tracing.capture-content=true",
-            "cadre.tracing.store-delay=PT0.05S"
+            "cadre.tracing.store-delay=PT0.05S",
+            "cadre.runbooks.dir=target/runbooks"
         })
 @Import(TestTools.class)
 public @interface PlatformTest {}

@@ -1,0 +1,38 @@
+package dev.cadre.platform.incidents;
+
+import dev.cadre.agent.workflow.Severity;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.platform.agents.ToolProvider;
+import java.time.Clock;
+import java.time.Duration;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Incidents in shared memory and their tools. {@code cadre.incidents.remediation-window} (PT1H),
+ * {@code escalate-after} (3 sightings), {@code notify-window} (PT30M), {@code open-at} (high).
+ */
+@Configuration(proxyBeanMethods = false)
+class IncidentsConfiguration {
+
+    @Bean
+    IncidentService incidentService(
+            SharedMemory memory,
+            JsonMapper json,
+            Clock clock,
+            @Value("${cadre.incidents.remediation-window:PT1H}") Duration remediationWindow,
+            @Value("${cadre.incidents.escalate-after:3}") int escalateAfter,
+            @Value("${cadre.incidents.notify-window:PT30M}") Duration notifyWindow) {
+        return new IncidentService(
+                memory, json, clock, new IncidentService.Settings(remediationWindow, escalateAfter, notifyWindow));
+    }
+
+    @Bean
+    ToolProvider incidentTools(
+            IncidentService incidents, JsonMapper json, @Value("${cadre.incidents.open-at:high}") String openAt) {
+        Severity severity = Severity.parse(openAt);
+        return new IncidentTools(incidents, json, severity)::tools;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.cadre.platform.integrations;
+
+import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.web.ApiProblem;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code POST /api/v1/integrations/alertmanager}: Alertmanager's webhook receiver (operator key as
+ * the receiver's bearer credentials). Agent: {@code cadre.integrations.alertmanager.agent}.
+ */
+@RestController
+class AlertmanagerController {
+
+    private final AlertmanagerIntake intake;
+
+    AlertmanagerController(
+            IncidentService incidents,
+            RunService runs,
+            JsonMapper json,
+            @Value("${cadre.integrations.alertmanager.agent:ops-orchestrator}") String agent) {
+        this.intake = new AlertmanagerIntake(incidents, runs, json, agent);
+    }
+
+    @PostMapping("/api/v1/integrations/alertmanager")
+    ObjectNode receive(@RequestBody JsonNode payload, @AuthenticationPrincipal CadrePrincipal principal) {
+        if (!payload.isObject() || !payload.path("alerts").isArray()) {
+            throw ApiProblem.badField("alerts", "an Alertmanager webhook payload (version 4) with an 'alerts' list");
+        }
+        for (JsonNode alert : payload.path("alerts")) {
+            if (!alert.path("labels").isObject()) {
+                throw ApiProblem.badField("alerts[].labels", "every alert needs its labels");
+            }
+        }
+        return intake.accept(payload, principal == null ? "alertmanager" : principal.name());
+    }
+}

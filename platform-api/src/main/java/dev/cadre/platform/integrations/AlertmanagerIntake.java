@@ -1,0 +1,127 @@
+package dev.cadre.platform.integrations;
+
+import dev.cadre.memory.Writer;
+import dev.cadre.platform.incidents.Incident;
+import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.runs.RunService;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Turns Alertmanager webhook deliveries into incidents and triage runs: a firing alert opens (or
+ * finds) the incident of its fingerprint; only the call that opened it starts a triage run, so the
+ * same alert delivered again — Alertmanager repeats itself by design — starts nothing new and only
+ * counts a sighting (which escalates after {@code cadre.incidents.escalate-after}). {@code resolved}
+ * closes the incident.
+ */
+public final class AlertmanagerIntake {
+
+    private static final Logger log = LoggerFactory.getLogger(AlertmanagerIntake.class);
+
+    private final IncidentService incidents;
+    private final RunService runs;
+    private final JsonMapper json;
+    private final String agent;
+
+    public AlertmanagerIntake(IncidentService incidents, RunService runs, JsonMapper json, String agent) {
+        this.incidents = incidents;
+        this.runs = runs;
+        this.json = json;
+        this.agent = agent;
+    }
+
+    /** Handles one webhook delivery; answers what happened to each alert. */
+    public ObjectNode accept(JsonNode payload, String principal) {
+        ObjectNode out = json.createObjectNode();
+        ArrayNode results = out.putArray("alerts");
+        Writer writer = Writer.apiClient(principal);
+        for (JsonNode alert : payload.path("alerts")) {
+            Map<String, String> labels = new TreeMap<>();
+            alert.path("labels")
+                    .properties()
+                    .forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+            String fingerprint = "alertmanager:" + fingerprint(alert, labels);
+            String status = alert.path("status").asString(payload.path("status").asString("firing"));
+            ObjectNode r = results.addObject();
+            r.put("fingerprint", fingerprint);
+            r.put("alertname", labels.getOrDefault("alertname", ""));
+            r.put("status", status);
+            if (status.equals("resolved")) {
+                var resolved = incidents.resolve(
+                        fingerprint,
+                        "Alertmanager reported resolved (endsAt "
+                                + alert.path("endsAt").asString("") + ")",
+                        writer);
+                r.put("action", resolved.isPresent() ? "incident-resolved" : "no-open-incident");
+                resolved.ifPresent(i -> r.put("incident", i.id()));
+                continue;
+            }
+            String alertname = labels.getOrDefault("alertname", "alert");
+            String where = labels.getOrDefault("instance", labels.getOrDefault("host", labels.getOrDefault("job", "")));
+            String summary = alert.path("annotations")
+                    .path("summary")
+                    .asString(alert.path("annotations").path("description").asString(""));
+            IncidentService.Opened opened = incidents.open(
+                    new IncidentService.OpenRequest(
+                            fingerprint,
+                            alertname + (where.isEmpty() ? "" : " on " + where),
+                            labels.getOrDefault("severity", "high"),
+                            "alertmanager",
+                            labels,
+                            summary.isEmpty() ? null : summary),
+                    writer,
+                    null);
+            Incident incident = opened.incident();
+            r.put("incident", incident.id());
+            r.put("occurrences", incident.occurrences());
+            if (!opened.created()) {
+                r.put("action", opened.escalatedNow() ? "seen-again-escalated" : "seen-again");
+                continue;
+            }
+            String input = "Triage alert " + alertname + " firing" + (where.isEmpty() ? "" : " on " + where)
+                    + (summary.isEmpty() ? "" : ": " + summary) + " (incident " + incident.id() + ", severity "
+                    + labels.getOrDefault("severity", "unknown") + ")";
+            ObjectNode context = json.createObjectNode();
+            context.put("incident", incident.id());
+            context.set("alert", alert);
+            RunService.Submitted submitted =
+                    runs.submit(agent, input, context.toString(), principal, "alertmanager:" + incident.id());
+            incidents.linkRun(submitted.run().id(), incident.id(), writer);
+            log.info(
+                    "Alert {} opened incident {}; triage run {}",
+                    fingerprint,
+                    incident.id(),
+                    submitted.run().id());
+            r.put("action", "incident-opened");
+            r.put("runId", submitted.run().id());
+        }
+        return out;
+    }
+
+    private static String fingerprint(JsonNode alert, Map<String, String> labels) {
+        String given = alert.path("fingerprint").asString("");
+        if (!given.isBlank()) {
+            return given;
+        }
+        // Alertmanager always sends one; without it, the same labels are the same alert.
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            Map<String, String> sorted = new LinkedHashMap<>(labels);
+            return HexFormat.of()
+                    .formatHex(sha.digest(sorted.toString().getBytes(StandardCharsets.UTF_8)))
+                    .substring(0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

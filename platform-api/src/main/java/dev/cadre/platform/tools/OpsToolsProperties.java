@@ -1,0 +1,96 @@
+package dev.cadre.platform.tools;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Name;
+
+/**
+ * Configuration of the ops tools ({@code cadre.tools.*}, {@code cadre.runbooks.*}); every field has a
+ * default that works in the embedded run without network. See docs/ops-team.md.
+ */
+@ConfigurationProperties("cadre.tools")
+public record OpsToolsProperties(
+        @Nullable Prometheus prometheus,
+        @Nullable Probe probe,
+        @Nullable HostMetrics hostMetrics,
+        @Name("notify") @Nullable Notify notification) {
+
+    public OpsToolsProperties {
+        prometheus = prometheus == null ? new Prometheus(null, null, 0) : prometheus;
+        probe = probe == null ? new Probe(null) : probe;
+        hostMetrics = hostMetrics == null ? new HostMetrics(null, null, null, null, null, null, null) : hostMetrics;
+        notification = notification == null ? new Notify(null, null, null, null) : notification;
+    }
+
+    /** {@code cadre.tools.prometheus.url}: the Prometheus HTTP API (empty: the tool says it is not configured). */
+    public record Prometheus(@Nullable URI url, @Nullable Duration timeout, int maxSeries) {
+        public Prometheus {
+            timeout = timeout == null ? Duration.ofSeconds(15) : timeout;
+            maxSeries = maxSeries <= 0 ? 50 : maxSeries;
+        }
+    }
+
+    /** {@code cadre.tools.probe.timeout}: the longest a probe may take. */
+    public record Probe(@Nullable Duration timeout) {
+        public Probe {
+            timeout = timeout == null ? Duration.ofSeconds(10) : timeout;
+        }
+    }
+
+    /** Thresholds (ratios 0..1) of host_metrics findings: warn → high, critical → critical. */
+    public record HostMetrics(
+            @Nullable Double cpuWarn,
+            @Nullable Double cpuCritical,
+            @Nullable Double memoryWarn,
+            @Nullable Double memoryCritical,
+            @Nullable Double diskWarn,
+            @Nullable Double diskCritical,
+            @Nullable Long sampleMillis) {
+        public HostMetrics {
+            cpuWarn = cpuWarn == null ? 0.85 : cpuWarn;
+            cpuCritical = cpuCritical == null ? 0.97 : cpuCritical;
+            memoryWarn = memoryWarn == null ? 0.85 : memoryWarn;
+            memoryCritical = memoryCritical == null ? 0.95 : memoryCritical;
+            diskWarn = diskWarn == null ? 0.85 : diskWarn;
+            diskCritical = diskCritical == null ? 0.95 : diskCritical;
+            sampleMillis = sampleMillis == null || sampleMillis <= 0 ? 300 : sampleMillis;
+        }
+    }
+
+    /**
+     * {@code cadre.tools.notify.*}: where notifications go ({@code webhook-url}; {@code format} {@code json}
+     * or {@code slack}) and where escalations go ({@code escalation-url}, default the same webhook).
+     */
+    public record Notify(
+            @Nullable URI webhookUrl,
+            @Nullable String format,
+            @Nullable URI escalationUrl,
+            @Nullable Duration timeout) {
+        public Notify {
+            format = format == null || format.isBlank() ? "json" : format.trim().toLowerCase(java.util.Locale.ROOT);
+            if (!format.equals("json") && !format.equals("slack")) {
+                throw new IllegalArgumentException("cadre.tools.notify.format must be json or slack, was " + format);
+            }
+            escalationUrl = escalationUrl == null ? webhookUrl : escalationUrl;
+            timeout = timeout == null ? Duration.ofSeconds(10) : timeout;
+        }
+    }
+
+    /** {@code cadre.runbooks.*}: the directory runbook_execute may run scripts from, and its limits. */
+    @ConfigurationProperties("cadre.runbooks")
+    public record Runbooks(
+            @Nullable Path dir,
+            @Nullable Boolean installDemo,
+            @Nullable Duration timeout,
+            int maxOutputChars) {
+        public Runbooks {
+            dir = dir == null ? Path.of("data", "runbooks") : dir;
+            installDemo = installDemo == null || installDemo;
+            timeout = timeout == null ? Duration.ofMinutes(2) : timeout;
+            maxOutputChars = maxOutputChars <= 0 ? 8000 : maxOutputChars;
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.cadre.platform.integrations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cadre.platform.incidents.OpsPlatformTestBase;
+import dev.cadre.platform.support.Api;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/** Alertmanager's real webhook payload: one incident and one triage run per firing alert, however often it is sent. */
+class AlertmanagerIntakeTest extends OpsPlatformTestBase {
+
+    private static String payload(String status, String fingerprint) {
+        return """
+                {"version":"4","groupKey":"{}:{alertname=\\"HostHighCpu\\"}","truncatedAlerts":0,"status":"%s",
+                 "receiver":"cadre","groupLabels":{"alertname":"HostHighCpu"},
+                 "commonLabels":{"alertname":"HostHighCpu","instance":"web-1:9100","severity":"critical"},
+                 "commonAnnotations":{"summary":"CPU above 90 percent for 5 minutes"},
+                 "externalURL":"http://alertmanager:9093",
+                 "alerts":[{"status":"%s",
+                   "labels":{"alertname":"HostHighCpu","instance":"web-1:9100","severity":"critical"},
+                   "annotations":{"summary":"CPU above 90 percent for 5 minutes"},
+                   "startsAt":"2026-05-08T03:00:00Z","endsAt":"%s",
+                   "generatorURL":"http://prometheus:9090/graph?g0.expr=cpu","fingerprint":"%s"}]}
+                """.formatted(
+                        status,
+                        status,
+                        status.equals("resolved") ? "2026-05-08T03:30:00Z" : "0001-01-01T00:00:00Z",
+                        fingerprint);
+    }
+
+    private JsonNode post(String body) {
+        var r = api.post("/api/v1/integrations/alertmanager", Api.ADMIN_KEY, body);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return r.json().get("alerts").get(0);
+    }
+
+    @Test
+    void firingTwice_startsOneTriageRun_resolvedCloses_firingAgainOpensANewIncident() {
+        String fp = "c0ffee" + UUID.randomUUID().toString().substring(0, 8);
+        JsonNode first = post(payload("firing", fp));
+        assertThat(first.get("action").asString()).isEqualTo("incident-opened");
+        String runId = first.get("runId").asString();
+        String incident = first.get("incident").asString();
+        JsonNode triage = run(runId);
+        assertThat(triage.get("agent").asString()).isEqualTo("ops-orchestrator");
+        assertThat(triage.get("input").asString())
+                .contains("Triage alert HostHighCpu")
+                .contains(incident);
+
+        JsonNode again = post(payload("firing", fp));
+        assertThat(again.get("action").asString()).isEqualTo("seen-again");
+        assertThat(again.get("incident").asString()).isEqualTo(incident);
+        assertThat(again.has("runId")).isFalse();
+        assertThat(incidents.get(incident).orElseThrow().runs()).containsExactly(runId);
+
+        // The triage run works on the alert's incident and waits for approval of its remediation.
+        awaitStatus(runId, "input-required");
+        assertThat(pendingApprovals(runId).getFirst().get("tool").asString()).isEqualTo("runbook_execute");
+        api.post("/api/v1/runs/" + runId + "/cancel", Api.ADMIN_KEY, null);
+
+        JsonNode resolved = post(payload("resolved", fp));
+        assertThat(resolved.get("action").asString()).isEqualTo("incident-resolved");
+        assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("resolved");
+
+        JsonNode refired = post(payload("firing", fp));
+        assertThat(refired.get("action").asString()).isEqualTo("incident-opened");
+        assertThat(refired.get("incident").asString()).isNotEqualTo(incident);
+        api.post("/api/v1/runs/" + refired.get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
+    }
+
+    @Test
+    void concurrentDeliveriesOfOneAlert_openOneIncident_andStartOneRun() throws Exception {
+        String fp = "beef" + UUID.randomUUID().toString().substring(0, 8);
+        List<Callable<JsonNode>> calls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            calls.add(() -> post(payload("firing", fp)));
+        }
+        List<JsonNode> answers = new ArrayList<>();
+        try (var pool = Executors.newFixedThreadPool(6)) {
+            for (Future<JsonNode> f : pool.invokeAll(calls)) {
+                answers.add(f.get());
+            }
+        }
+        assertThat(answers.stream().filter(a -> a.get("action").asString().equals("incident-opened")))
+                .hasSize(1);
+        assertThat(answers.stream().map(a -> a.get("incident").asString()).distinct())
+                .hasSize(1);
+        String runId = answers.stream()
+                .filter(a -> a.has("runId"))
+                .findFirst()
+                .orElseThrow()
+                .get("runId")
+                .asString();
+        assertThat(incidents
+                        .get(answers.getFirst().get("incident").asString())
+                        .orElseThrow()
+                        .occurrences())
+                .isEqualTo(6);
+        api.post("/api/v1/runs/" + runId + "/cancel", Api.ADMIN_KEY, null);
+    }
+
+    @Test
+    void aPayloadWithoutAlerts_isAProblem() {
+        var r = api.post("/api/v1/integrations/alertmanager", Api.ADMIN_KEY, "{\"status\":\"firing\"}");
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().get("field").asString()).isEqualTo("alerts");
+    }
+}

@@ -1,0 +1,131 @@
+package dev.cadre.platform.tools;
+
+import static dev.cadre.platform.tools.ToolTestSupport.JSON;
+import static dev.cadre.platform.tools.ToolTestSupport.args;
+import static dev.cadre.platform.tools.ToolTestSupport.ctx;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.ToolException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Against a tiny local MCP server speaking the streamable HTTP transport (JSON answers): initialize,
+ * tools/list, tools/call — the JSON-RPC an MCP server sends, answered by a JDK HTTP server.
+ */
+class McpToolsTest {
+
+    HttpServer server;
+    final List<String> methods = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/mcp", this::handle);
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private void handle(HttpExchange x) throws IOException {
+        if (!x.getRequestMethod().equals("POST")) {
+            x.sendResponseHeaders(405, -1);
+            x.close();
+            return;
+        }
+        JsonNode rpc = JSON.readTree(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+        String method = rpc.path("method").asString();
+        methods.add(method);
+        if (!rpc.has("id")) {
+            x.sendResponseHeaders(202, -1);
+            x.close();
+            return;
+        }
+        ObjectNode reply = JSON.createObjectNode().put("jsonrpc", "2.0");
+        reply.set("id", rpc.get("id"));
+        ObjectNode result = reply.putObject("result");
+        switch (method) {
+            case "initialize" -> {
+                result.put(
+                        "protocolVersion",
+                        rpc.path("params").path("protocolVersion").asString());
+                result.putObject("capabilities").putObject("tools");
+                result.putObject("serverInfo").put("name", "tiny-ops").put("version", "1.0");
+            }
+            case "tools/list" -> result.set("tools", JSON.readTree("""
+                    [{"name":"restart_pod","description":"Restart a Kubernetes pod",
+                      "inputSchema":{"type":"object","properties":{"pod":{"type":"string"}},"required":["pod"]}},
+                     {"name":"broken","description":"Always fails","inputSchema":{"type":"object"}}]"""));
+            case "tools/call" -> {
+                String name = rpc.path("params").path("name").asString();
+                String pod = rpc.path("params").path("arguments").path("pod").asString("");
+                result.putArray("content")
+                        .addObject()
+                        .put("type", "text")
+                        .put("text", name.equals("broken") ? "kaputt" : "restarted " + pod);
+                result.put("isError", name.equals("broken"));
+            }
+            default -> {
+                reply.remove("result");
+                reply.putObject("error").put("code", -32601).put("message", "unknown method " + method);
+            }
+        }
+        byte[] bytes = reply.toString().getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().add("Content-Type", "application/json");
+        x.sendResponseHeaders(200, bytes.length);
+        x.getResponseBody().write(bytes);
+        x.close();
+    }
+
+    @Test
+    void toolsOfAConfiguredServer_areCadreToolsNamedAfterTheServer() throws Exception {
+        var config = new McpTools.Properties(Map.of(
+                "k8s",
+                new McpTools.Server(
+                        URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+                        "/mcp",
+                        Risk.APPROVE,
+                        Duration.ofSeconds(5))));
+        try (McpTools mcp = new McpTools(config, JSON)) {
+            assertThat(mcp.tools()).extracting(Tool::name).containsExactly("k8s_restart_pod", "k8s_broken");
+            Tool restart = mcp.tools().getFirst();
+            assertThat(restart.risk()).isEqualTo(Risk.APPROVE);
+            assertThat(restart.parametersSchema().get("required").get(0).asString())
+                    .isEqualTo("pod");
+            assertThat(restart.execute(args("{\"pod\":\"api-7f9\"}"), ctx("r", "c1")))
+                    .isEqualTo("restarted api-7f9");
+            assertThatThrownBy(() -> mcp.tools().get(1).execute(args("{}"), ctx("r", "c2")))
+                    .isInstanceOfSatisfying(
+                            ToolException.class, e -> assertThat(e.getMessage()).isEqualTo("kaputt"));
+        }
+        assertThat(methods).contains("initialize", "tools/list", "tools/call");
+    }
+
+    @Test
+    void anUnreachableServer_contributesNoTools_andDoesNotStopStartUp() {
+        var config = new McpTools.Properties(Map.of(
+                "gone", new McpTools.Server(URI.create("http://127.0.0.1:9"), null, null, Duration.ofSeconds(2))));
+        try (McpTools mcp = new McpTools(config, JSON)) {
+            assertThat(mcp.tools()).isEmpty();
+        }
+    }
+}
