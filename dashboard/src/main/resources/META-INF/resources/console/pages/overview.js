@@ -1,0 +1,115 @@
+// Overview: the last hours at a glance — runs per hour by status, success rate, p50/p95 duration,
+// tokens by agent and model, failures by category, approvals waiting. Each chart has its table.
+import { get } from '../api.js';
+import { h, clear, fmtDuration, fmtNum, fmtPct, errorBox, every } from '../ui.js';
+
+// Version-less thanks to webjars-locator-lite: the dashboard pom alone says which ECharts.
+const ECHARTS = '/webjars/echarts/dist/echarts.common.min.js';
+let echartsLoading = null;
+function loadEcharts() {
+  if (window.echarts) return Promise.resolve(window.echarts);
+  echartsLoading ??= new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = ECHARTS;
+    s.onload = () => resolve(window.echarts);
+    s.onerror = () => reject(new Error('chart library did not load'));
+    document.head.append(s);
+  });
+  return echartsLoading;
+}
+
+const COLORS = { completed: '#2da44e', failed: '#cf222e', canceled: '#8c959f', rejected: '#bf3989', working: '#0969da', submitted: '#54aeff', 'input-required': '#bf8700' };
+const WINDOWS = { 1: 'Last hour', 6: 'Last 6 hours', 24: 'Last 24 hours', 168: 'Last 7 days' };
+
+export async function render(root, route, ctx) {
+  const hours = WINDOWS[route.params.hours] ? Number(route.params.hours) : 24;
+  const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+  const pick = h('select', { id: 'ov-window', 'aria-label': 'Time window' },
+    Object.entries(WINDOWS).map(([v, l]) => h('option', { value: v, selected: Number(v) === hours }, l)));
+  pick.addEventListener('change', () => ctx.navigate(`#/overview?hours=${pick.value}`));
+  const tiles = h('div', { class: 'tiles', id: 'tiles' });
+  const charts = h('div', { class: 'charts' });
+  const updated = h('span', { class: 'muted' });
+  clear(root, h('div', { class: 'row' }, h('h1', {}, 'Overview'), pick, h('span', { class: 'spacer' }), updated), tiles, charts);
+
+  const boxes = {};
+  const box = (id, title) => {
+    const chart = h('div', { class: 'chart', id: `chart-${id}`, role: 'img', 'aria-label': title });
+    const table = h('div');
+    const card = h('section', { class: 'card', 'aria-labelledby': `h-${id}` }, h('h2', { id: `h-${id}`, style: { marginTop: 0 } }, title), chart,
+      h('details', {}, h('summary', {}, 'Show as table'), table));
+    charts.append(card);
+    boxes[id] = { chart, table, instance: null };
+  };
+  box('per-hour', 'Runs per hour by status');
+  box('failures', 'Failures by category');
+  box('tokens-agent', 'Tokens by agent');
+  box('tokens-model', 'Tokens by agent and model (model calls)');
+
+  let echarts = null;
+  try { echarts = await loadEcharts(); } catch (e) { charts.prepend(h('p', { class: 'note' }, 'Charts unavailable (', e.message, '); the tables below still hold the figures.')); }
+  const draw = (id, option, rows, cols) => {
+    const b = boxes[id];
+    if (echarts) {
+      b.instance ??= echarts.init(b.chart, dark ? 'dark' : null, { renderer: 'canvas' });
+      option.series?.forEach((x) => { x.barMaxWidth = 22; });
+      b.instance.setOption({ backgroundColor: 'transparent', animation: false, textStyle: { fontSize: 12 }, aria: { enabled: true }, ...option }, true);
+    } else b.chart.hidden = true;
+    clear(b.table, h('table', { class: 'grid' }, h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, rows.length ? rows.map((r) => h('tr', {}, r.map((v) => h('td', {}, v)))) : h('tr', {}, h('td', { colspan: cols.length, class: 'muted' }, 'Nothing in this window.')))));
+  };
+  const resize = () => Object.values(boxes).forEach((b) => b.instance?.resize());
+  window.addEventListener('resize', resize);
+
+  async function load() {
+    const o = await get(`/api/v1/stats/overview?hours=${hours}`);
+    updated.textContent = `updated ${new Date().toLocaleTimeString([], { hour12: false })} · refreshes every 30 s`;
+    const failedRuns = o.runsByStatus.failed || 0;
+    const tile = (label, value, href, cls, id) => h(href ? 'a' : 'div', { class: `tile ${cls || ''}`, href, id }, h('div', { class: 'v' }, value), h('div', { class: 'l' }, label));
+    clear(tiles,
+      tile(`Runs, ${WINDOWS[hours].toLowerCase()}`, fmtNum(o.runs), '#/runs', '', 'tile-runs'),
+      tile('Success rate (finished runs)', fmtPct(o.successRate), null, o.successRate != null && o.successRate < 0.9 ? 'bad' : '', 'tile-success'),
+      tile('Duration p50', fmtDuration(o.duration.p50Ms), null, '', 'tile-p50'),
+      tile('Duration p95', fmtDuration(o.duration.p95Ms), null, '', 'tile-p95'),
+      tile('Failed runs', fmtNum(failedRuns), '#/runs?status=failed', failedRuns ? 'bad' : '', 'tile-failed'),
+      tile('Approvals waiting', fmtNum(o.approvalsWaiting), '#/approvals', o.approvalsWaiting ? 'alert' : '', 'tile-approvals'),
+      tile('Runs queued', fmtNum(o.runsQueued), '#/runs?status=submitted', '', 'tile-queued'),
+      tile('Runs working', fmtNum(o.runsWorking), '#/runs?status=working', '', 'tile-working'));
+
+    const statuses = Object.keys(o.runsByStatus).filter((s) => o.runsPerHour.some((x) => x.byStatus[s] > 0));
+    const hourLabel = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+    draw('per-hour', {
+      tooltip: { trigger: 'axis' }, legend: { top: 0 }, grid: { left: 40, right: 10, top: 30, bottom: 30 },
+      xAxis: { type: 'category', data: o.runsPerHour.map((x) => hourLabel(x.hour)) }, yAxis: { type: 'value', minInterval: 1 },
+      series: statuses.map((s) => ({ name: s, type: 'bar', stack: 'runs', color: COLORS[s], data: o.runsPerHour.map((x) => x.byStatus[s]) })),
+    }, o.runsPerHour.filter((x) => x.total).map((x) => [new Date(x.hour).toLocaleString([], { hour12: false }), x.total,
+      Object.entries(x.byStatus).filter(([, n]) => n).map(([s, n]) => `${s} ${n}`).join(', ')]), ['Hour', 'Runs', 'By status']);
+
+    draw('failures', {
+      tooltip: {}, grid: { left: 170, right: 20, top: 10, bottom: 20 },
+      xAxis: { type: 'value', minInterval: 1, show: o.failuresByCategory.length > 0 },
+      yAxis: { type: 'category', data: o.failuresByCategory.map((c) => c.category), inverse: true, show: o.failuresByCategory.length > 0 },
+      series: [{ type: 'bar', color: '#cf222e', data: o.failuresByCategory.map((c) => c.count), label: { show: true, position: 'right' } }],
+      graphic: o.failuresByCategory.length ? [] : [{ type: 'text', left: 'center', top: 'middle', style: { text: 'No failures in this window', fill: dark ? '#9da7b3' : '#57606a', fontSize: 14 } }],
+    }, o.failuresByCategory.map((c) => [c.category, c.count]), ['Category', 'Runs']);
+
+    const agents = o.tokensByAgent.slice(0, 15);
+    draw('tokens-agent', {
+      tooltip: { trigger: 'axis' }, legend: { top: 0 }, grid: { left: 130, right: 20, top: 30, bottom: 20 },
+      xAxis: { type: 'value', axisLabel: { formatter: fmtNum } }, yAxis: { type: 'category', data: agents.map((a) => a.agent), inverse: true },
+      series: [{ name: 'input', type: 'bar', stack: 't', color: '#0969da', data: agents.map((a) => a.inputTokens) },
+        { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: agents.map((a) => a.outputTokens) }],
+    }, o.tokensByAgent.map((a) => [a.agent, a.runs, fmtNum(a.inputTokens), fmtNum(a.outputTokens)]), ['Agent', 'Runs', 'Input tokens', 'Output tokens']);
+
+    const models = o.tokensByModel.slice(0, 15);
+    draw('tokens-model', {
+      tooltip: { trigger: 'axis' }, legend: { top: 0 }, grid: { left: 210, right: 20, top: 30, bottom: 20 },
+      xAxis: { type: 'value', axisLabel: { formatter: fmtNum } }, yAxis: { type: 'category', data: models.map((m) => `${m.agent} · ${m.model}`), inverse: true },
+      series: [{ name: 'input', type: 'bar', stack: 't', color: '#0969da', data: models.map((m) => m.inputTokens) },
+        { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: models.map((m) => m.outputTokens) }],
+    }, o.tokensByModel.map((m) => [m.agent, m.model, m.calls, fmtNum(m.inputTokens), fmtNum(m.outputTokens)]), ['Agent', 'Model', 'Calls', 'Input tokens', 'Output tokens']);
+  }
+  try { await load(); } catch (e) { tiles.replaceWith(errorBox(e, load)); }
+  const stop = every(30_000, load);
+  return () => { stop(); window.removeEventListener('resize', resize); Object.values(boxes).forEach((b) => b.instance?.dispose()); };
+}

@@ -1,0 +1,146 @@
+// Small DOM and formatting helpers shared by the pages. No framework: h() builds elements, text is
+// always set as text (never as HTML), so nothing from the API can inject markup.
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, v);
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function clear(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+export const esc = encodeURIComponent;
+
+export function fmtDuration(ms) {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return '—';
+  if (ms < 1) return '<1 ms';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const m = Math.floor(ms / 60_000);
+  if (m < 60) return `${m} m ${Math.round((ms % 60_000) / 1000)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} m`;
+}
+
+export function fmtNum(n) {
+  if (n === null || n === undefined) return '—';
+  if (Math.abs(n) >= 1e6) return (n / 1e6).toFixed(1) + 'M';
+  if (Math.abs(n) >= 1e4) return (n / 1e3).toFixed(1) + 'k';
+  return String(Math.round(n * 100) / 100);
+}
+
+export function fmtPct(r) {
+  return r === null || r === undefined ? '—' : `${(r * 100).toFixed(r >= 0.995 || r === 0 ? 0 : 1)} %`;
+}
+
+export function fmtTime(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const today = new Date();
+  const sameDay = d.toDateString() === today.toDateString();
+  return sameDay ? d.toLocaleTimeString([], { hour12: false }) : d.toLocaleString([], { hour12: false });
+}
+
+export function ago(iso) {
+  if (!iso) return '';
+  const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+export function timeTag(iso) {
+  return iso ? h('time', { datetime: iso, title: new Date(iso).toISOString() }, fmtTime(iso)) : '—';
+}
+
+const STATUS_WORD = {
+  'input-required': 'waiting for approval', ok: 'ok', unset: 'ok', error: 'failed', running: 'running',
+};
+
+/** A status always shown as a word with a shape, never as colour alone. */
+export function statusBadge(status, extra) {
+  const s = status || 'unknown';
+  return h('span', { class: `badge st-${s}`, 'data-status': s, title: extra || undefined }, STATUS_WORD[s] || s);
+}
+
+export function categoryBadge(category) {
+  return category ? h('span', { class: 'badge cat', title: 'failure category' }, category) : null;
+}
+
+export const TERMINAL = ['completed', 'failed', 'canceled', 'rejected'];
+
+export function toast(message, kind = 'info') {
+  const box = document.getElementById('toasts');
+  const t = h('div', { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : undefined }, message);
+  box.append(t);
+  setTimeout(() => t.remove(), kind === 'error' ? 9000 : 4000);
+}
+
+export function errorBox(err, retry) {
+  return h('div', { class: 'error-box', role: 'alert' },
+    h('strong', {}, 'Could not load: '), err?.human || err?.message || String(err),
+    retry ? h('button', { type: 'button', class: 'btn small', onclick: retry }, 'Retry') : null);
+}
+
+export function pretty(value) {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') {
+    try { return JSON.stringify(JSON.parse(value), null, 2); } catch { return value; }
+  }
+  return JSON.stringify(value, null, 2);
+}
+
+/** A disabled action with the reason visible, for roles that may only read. */
+export function guard(button, ctx, what = 'this') {
+  if (!ctx.canOperate) {
+    button.disabled = true;
+    button.title = `Your role (${ctx.session.role}) can read but not ${what}; an operator or admin can.`;
+    button.classList.add('denied');
+  }
+  return button;
+}
+
+export function viewerNote(ctx, what) {
+  return ctx.canOperate ? null
+    : h('p', { class: 'note', role: 'note' }, `Read-only: your role (${ctx.session.role}) cannot ${what}. Ask an operator or admin.`);
+}
+
+export function kv(pairs) {
+  return h('dl', { class: 'kv' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
+}
+
+/** Runs `fn` every `ms` while the tab is visible; returns a stop function. */
+export function every(ms, fn) {
+  let stopped = false;
+  let timer;
+  const tick = async () => {
+    if (stopped) return;
+    if (!document.hidden) {
+      try { await fn(); } catch (e) { /* pages show their own errors */ }
+    }
+    if (!stopped) timer = setTimeout(tick, ms);
+  };
+  timer = setTimeout(tick, ms);
+  return () => { stopped = true; clearTimeout(timer); };
+}

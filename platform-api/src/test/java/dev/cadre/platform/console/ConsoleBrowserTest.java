@@ -1,0 +1,478 @@
+package dev.cadre.platform.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.PlatformTest;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The console in a real headless Chromium against the running application: what an operator does
+ * at 3 a.m., end to end. One browser serves the whole class; screenshots land in
+ * target/screenshots.
+ */
+@PlatformTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsoleBrowserTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path SHOTS = Path.of("target", "screenshots");
+
+    @LocalServerPort
+    int port;
+
+    /** A failing step leaves a picture of what the browser showed. */
+    @RegisterExtension
+    final TestWatcher screenshotOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            if (browser != null) {
+                shot("FAILED-" + context.getRequiredTestMethod().getName());
+            }
+        }
+    };
+
+    Api api;
+    WebDriver browser;
+    WebDriverWait wait;
+    Path profile;
+
+    @BeforeAll
+    void startBrowser() throws IOException {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+            fail("Chromium is missing: the console browser tests need Debian's chromium and chromium-driver"
+                    + " (" + CHROMIUM + ", " + CHROMEDRIVER + "). Install them with:"
+                    + " apt-get install -y chromium chromium-driver");
+        }
+        profile = Files.createTempDirectory("cadre-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments(
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--window-size=1440,1000",
+                "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
+                .build();
+        browser = new ChromeDriver(service, options);
+        // Live pages re-render what they follow; a row replaced mid-read is read again.
+        wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.ignoring(StaleElementReferenceException.class);
+        Files.createDirectories(SHOTS);
+    }
+
+    @AfterAll
+    void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        api = new Api(port);
+    }
+
+    @Test
+    @Order(1)
+    void logIn_showsWhoIAmAndMyRole_andRefusesAnUnknownKey() {
+        open("/");
+        WebElement key = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        shot("login");
+        key.sendKeys("not-a-key");
+        browser.findElement(By.id("login")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("login-error"), "unknown or revoked"));
+        key.clear();
+        logIn(Api.ADMIN_KEY);
+        WebElement who = browser.findElement(By.cssSelector("[data-testid=whoami]"));
+        assertThat(who.getText()).contains("admin");
+        assertThat(browser.findElement(By.id("viewer-banner")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    @Order(2)
+    void submitDemoRun_watchItCompleteLive_andFindSubagentsWithTokensAndTools() {
+        ensureLoggedIn();
+        go("#/submit?agent=ops-orchestrator");
+        WebElement input = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-input")));
+        assertThat(new Select(browser.findElement(By.id("submit-agent")))
+                        .getFirstSelectedOption()
+                        .getAttribute("value"))
+                .isEqualTo("ops-orchestrator");
+        input.sendKeys("check host web-1: pages are slow");
+        shot("submit");
+        browser.findElement(By.id("submit-run")).click();
+
+        wait.until(ExpectedConditions.urlContains("#/runs/"));
+        String runId = browser.getCurrentUrl().replaceAll(".*#/runs/", "");
+        // The page follows the run's event stream: the status flips to completed without a reload.
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
+        wait.until(d -> d.findElements(By.cssSelector("#event-log li")).stream()
+                .anyMatch(li -> li.getAttribute("textContent").contains("subagent_started")));
+        assertThat(browser.findElement(By.id("event-log")).getAttribute("textContent"))
+                .contains("done");
+
+        // The call chain has the three subagents, each with its tokens, and the orchestrator's tools.
+        // Rows are re-rendered while the page follows the run, so they are read in one script call.
+        for (String worker : List.of("cpu-inspector", "memory-inspector", "disk-inspector")) {
+            String row = wait.until(d -> treeRow("agent, " + worker + ","));
+            assertThat(row).contains("tokens in");
+            assertThat(row.substring(row.indexOf('|') + 1)).matches("\\d.*↓ \\d.*↑");
+        }
+        // The root agent's span (with its tools) is stored a moment after the run ends; the page
+        // keeps polling the trace briefly past the end, so wait for it rather than race it.
+        String orchestrator = wait.until(d -> {
+            String row = treeRow("agent, ops-orchestrator,");
+            return row != null && row.contains("tools") ? row : null;
+        });
+        assertThat(orchestrator).contains("cpu-inspector");
+        assertThat(browser.findElements(By.cssSelector("#call-tree [data-kind=tool]")))
+                .isNotEmpty();
+        assertThat(browser.findElements(By.cssSelector("#call-tree [data-kind=model]")))
+                .isNotEmpty();
+
+        // A node opens its details.
+        js(
+                "[...document.querySelectorAll('#call-tree [data-kind=agent]')]"
+                        + ".find((r) => r.getAttribute('aria-label').startsWith(arguments[0])).click()",
+                "agent, disk-inspector,");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("node-detail"), "Tokens in / out"));
+        assertThat(browser.findElement(By.id("node-detail")).getText()).contains("disk-inspector");
+        // A subagent's task is the argument of the worker call that spawned it.
+        assertThat(browser.findElement(By.cssSelector("#node-detail .node-input"))
+                        .getText())
+                .isNotBlank();
+        // The answer and each worker's outcome.
+        wait.until(d ->
+                d.findElements(By.cssSelector("#subagents tr[data-worker]")).size() >= 3);
+        assertThat(browser.findElements(By.cssSelector("#subagents tr[data-worker]")).stream()
+                        .map(r -> r.getAttribute("data-worker")))
+                .contains("cpu-inspector", "memory-inspector", "disk-inspector");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("pre#run-result")));
+        shot("run-detail");
+        assertThat(runId).isNotBlank();
+    }
+
+    @Test
+    @Order(3)
+    void approvePendingActionFromTheQueue_withEditedArguments_andSeeTheRunFinish() {
+        ensureLoggedIn();
+        String runId = submit("fixer", "restart the api");
+        JsonNode approval = awaitPendingApproval(runId);
+        String id = approval.get("id").asString();
+
+        go("#/approvals");
+        WebElement card = wait.until(
+                ExpectedConditions.visibilityOfElementLocated(By.cssSelector("article[data-approval='" + id + "']")));
+        assertThat(card.getText()).contains("restart_service").contains("fixer");
+        WebElement args = card.findElement(By.cssSelector("textarea.edited-args"));
+        args.sendKeys("{\"service\": \"api\",");
+        WebElement approve = card.findElement(By.cssSelector("button.approve"));
+        wait.until(
+                d -> card.findElement(By.cssSelector(".field-error")).getText().contains("Not valid JSON"));
+        assertThat(approve.isEnabled()).isFalse();
+        shot("approvals");
+
+        args.clear();
+        args.sendKeys("{\"service\": \"api\", \"host\": \"web-2\"}");
+        wait.until(ExpectedConditions.elementToBeClickable(approve));
+        card.findElement(By.cssSelector("input.comment")).sendKeys("looks right, web-2 is the stuck one");
+        approve.click();
+
+        Await.until(
+                "approval " + id + " to be decided",
+                () -> api.get("/api/v1/approvals/" + id, Api.ADMIN_KEY).json(),
+                a -> a.get("status").asString().equals("approved"));
+        go("#/runs/" + runId);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-result"), "restarted api"));
+        JsonNode decided = api.get("/api/v1/approvals/" + id, Api.ADMIN_KEY).json();
+        assertThat(decided.get("editedArguments").get("host").asString()).isEqualTo("web-2");
+        assertThat(decided.get("decidedBy").asString()).isNotBlank();
+    }
+
+    @Test
+    @Order(4)
+    void openAMemoryKeysHistory_withWhoWroteEachVersion() {
+        ensureLoggedIn();
+        // Two writers, two versions: the history must tell them apart and show what changed.
+        String operator = newKey("night-operator", "operator");
+        var first = api.send(
+                "PUT",
+                "/api/v1/memory/runbooks/api-restart",
+                Api.ADMIN_KEY,
+                "{\"steps\":[\"drain\",\"restart\"],\"owner\":\"platform\"}",
+                Map.of("If-None-Match", "*"));
+        assertThat(first.status()).as(first.body()).isEqualTo(201);
+        var second = api.send(
+                "PUT",
+                "/api/v1/memory/runbooks/api-restart",
+                operator,
+                "{\"steps\":[\"drain\",\"restart\",\"verify\"],\"owner\":\"platform\"}",
+                Map.of("If-Match", "\"1\""));
+        assertThat(second.status()).as(second.body()).isEqualTo(200);
+
+        go("#/memory");
+        wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#namespaces a[data-ns=runbooks]")))
+                .click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#keys a[data-key=api-restart]")))
+                .click();
+        wait.until(
+                d -> d.findElements(By.cssSelector("#memory-history .version")).size() == 2);
+        List<WebElement> versions = browser.findElements(By.cssSelector("#memory-history .version"));
+        assertThat(versions.get(0).getAttribute("data-version")).isEqualTo("2");
+        assertThat(versions.get(0).getText()).contains("night-operator");
+        assertThat(versions.get(1).getText()).contains("bootstrap");
+        assertThat(browser.findElements(By.cssSelector("#memory-history .diff .add")).stream()
+                        .map(WebElement::getText))
+                .anyMatch(t -> t.contains("verify"));
+        assertThat(browser.findElement(By.id("memory-version")).getText()).isEqualTo("2");
+        shot("memory");
+    }
+
+    @Test
+    @Order(6)
+    void overviewRunsAndAgentsPages_showTheirFigures() {
+        ensureLoggedIn();
+        go("#/overview");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("tile-runs")));
+        wait.until(
+                d -> !d.findElements(By.cssSelector("#chart-per-hour canvas")).isEmpty());
+        assertThat(Long.parseLong(
+                        browser.findElement(By.cssSelector("#tile-runs .v")).getText()))
+                .isPositive();
+        pause(600);
+        shot("overview");
+
+        go("#/runs?status=completed");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#runs-table tbody tr[data-run]")));
+        assertThat(browser.findElements(By.cssSelector("#runs-table tbody tr[data-run]")))
+                .allMatch(r -> "completed".equals(r.getAttribute("data-status")));
+        shot("runs");
+
+        go("#/agents");
+        WebElement agent = wait.until(
+                ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[data-agent=ops-orchestrator]")));
+        assertThat(agent.getText()).contains("Completion").contains("Misrouted").contains("cpu-inspector");
+        shot("agents");
+    }
+
+    @Test
+    @Order(5)
+    void aCallChainOfTwoThousandNodes_rendersOnlyTheRowsInView() {
+        ensureLoggedIn();
+        go("#/agents");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[data-agent]")));
+        // 1 orchestrator, 50 subagents with 39 tool and model calls each: 2,001 nodes.
+        @SuppressWarnings("unchecked")
+        Map<String, Object> r = (Map<String, Object>) ((JavascriptExecutor) browser).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                import('/console/calltree.js').then(({ CallTree }) => {
+                  const node = (key, kind, start, children = []) => ({ key, kind, label: key, name: key, status: 'ok',
+                    startMs: start, durationMs: 40, inputTokens: 10, outputTokens: 5, toolsCalled: [], children,
+                    searchText: key, hasFailure: false, hasAgentBelow: kind === 'agent' });
+                  const workers = [];
+                  for (let w = 0; w < 50; w++) {
+                    const calls = [];
+                    for (let c = 0; c < 39; c++) calls.push(node(`w${w}-c${c}`, c % 2 ? 'tool' : 'model', w * 100 + c));
+                    workers.push(node(`worker-${w}`, 'agent', w * 100, calls));
+                  }
+                  const tree = new CallTree({ onSelect() {} });
+                  document.getElementById('main').append(tree.el);
+                  const t0 = performance.now();
+                  tree.setData([node('root', 'agent', 0, workers)], { origin: 0, total: 6000 });
+                  const ms = performance.now() - t0;
+                  const inDom = tree.el.querySelectorAll('.tree-row').length;
+                  tree.scroll.scrollTop = tree.scroll.scrollHeight;
+                  tree.paint();
+                  const last = tree.el.querySelector('[data-key="w49-c38"]') !== null;
+                  done({ ms, rows: tree.rows.length, inDom, last });
+                }).catch((e) => done({ error: String(e) }));
+                """);
+        assertThat(r).doesNotContainKey("error");
+        assertThat(((Number) r.get("rows")).intValue()).isEqualTo(2001);
+        assertThat(((Number) r.get("inDom")).intValue()).isLessThan(100);
+        assertThat(r.get("last")).isEqualTo(true);
+        assertThat(((Number) r.get("ms")).doubleValue())
+                .as("ms to lay out 2,001 nodes")
+                .isLessThan(1000);
+    }
+
+    @Test
+    @Order(7)
+    void aViewerSeesEverything_butEveryActionIsDisabledWithTheReason() {
+        ensureLoggedIn();
+        String viewerKey = newKey("night-viewer", "viewer");
+        String slow = submit("slow", "think for a while");
+        String fixer = submit("fixer", "restart for the viewer test");
+        String approval = awaitPendingApproval(fixer).get("id").asString();
+
+        browser.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        logIn(viewerKey);
+        assertThat(browser.findElement(By.cssSelector("[data-testid=whoami]")).getText())
+                .contains("night-viewer")
+                .contains("viewer");
+        assertThat(browser.findElement(By.id("viewer-banner")).isDisplayed()).isTrue();
+
+        go("#/submit");
+        WebElement submit = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-run")));
+        assertThat(submit.isEnabled()).isFalse();
+        assertThat(submit.getAttribute("title")).contains("viewer");
+
+        go("#/approvals");
+        WebElement card = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("article[data-approval='" + approval + "']")));
+        assertThat(card.findElement(By.cssSelector("button.approve")).isEnabled())
+                .isFalse();
+        assertThat(card.findElement(By.cssSelector("button.reject")).isEnabled())
+                .isFalse();
+        assertThat(card.getText()).contains("Read-only");
+
+        go("#/runs/" + slow);
+        WebElement cancel = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("cancel-run")));
+        assertThat(cancel.isEnabled()).isFalse();
+        shot("viewer");
+
+        api.post("/api/v1/runs/" + slow + "/cancel", Api.ADMIN_KEY, "{}");
+        api.post("/api/v1/approvals/" + approval + "/reject", Api.ADMIN_KEY, "{\"comment\":\"test cleanup\"}");
+        browser.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+    }
+
+    // --- helpers
+
+    /** A call-chain row's accessible label and its tokens text ("label|tokens"), or null while absent. */
+    private String treeRow(String labelPrefix) {
+        return (String) js(
+                "const r = [...document.querySelectorAll('#call-tree .tree-row')]"
+                        + ".find((r) => r.getAttribute('aria-label').startsWith(arguments[0]));"
+                        + "const t = r && r.querySelector('[data-role=tokens]');"
+                        + "return r && t ? r.getAttribute('aria-label') + '|' + t.textContent : null;",
+                labelPrefix);
+    }
+
+    private String newKey(String name, String role) {
+        var r = api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", name, "role", role)));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().get("secret").asString();
+    }
+
+    private Object js(String script, Object... args) {
+        return ((JavascriptExecutor) browser).executeScript(script, args);
+    }
+
+    private void open(String path) {
+        browser.get("http://127.0.0.1:" + port + path);
+    }
+
+    private void go(String hash) {
+        ((JavascriptExecutor) browser).executeScript("location.hash = arguments[0]", hash);
+    }
+
+    private void logIn(String key) {
+        WebElement input = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+        input.sendKeys(key);
+        browser.findElement(By.id("login")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[data-testid=whoami]")));
+    }
+
+    private void ensureLoggedIn() {
+        if (browser.getCurrentUrl().startsWith("http://127.0.0.1:" + port)
+                && !browser.findElements(By.cssSelector("[data-testid=whoami]")).isEmpty()
+                && browser.findElement(By.cssSelector("[data-testid=whoami]")).isDisplayed()) {
+            return;
+        }
+        open("/");
+        wait.until(d -> !d.findElements(By.id("api-key")).isEmpty()
+                || !d.findElements(By.cssSelector("[data-testid=whoami]")).isEmpty());
+        if (!browser.findElements(By.id("api-key")).isEmpty()) {
+            logIn(Api.ADMIN_KEY);
+        }
+    }
+
+    private String submit(String agent, String input) {
+        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        return r.json().get("id").asString();
+    }
+
+    private JsonNode awaitEnd(String runId) {
+        return Await.until(
+                "run " + runId + " to end",
+                () -> api.get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json(),
+                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+    }
+
+    private JsonNode awaitPendingApproval(String runId) {
+        return Await.until(
+                        "a pending approval of run " + runId,
+                        () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
+                                .json()
+                                .get("items"),
+                        items -> !items.isEmpty())
+                .get(0);
+    }
+
+    private void shot(String name) {
+        try {
+            File f = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+            Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not save screenshot " + name, e);
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

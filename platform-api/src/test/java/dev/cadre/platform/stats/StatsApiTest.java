@@ -1,0 +1,150 @@
+package dev.cadre.platform.stats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.PlatformTest;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+@PlatformTest
+class StatsApiTest {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @LocalServerPort
+    int port;
+
+    Api api;
+
+    @BeforeEach
+    void setUp() {
+        api = new Api(port);
+    }
+
+    private JsonNode runToEnd(String agent, String input) {
+        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        String id = r.json().get("id").asString();
+        return Await.until(
+                "run " + id + " to end",
+                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY).json(),
+                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+    }
+
+    @Test
+    void overview_countsRunsTokensByAgentAndModel_andDurations() {
+        runToEnd("triage", "stats check");
+        // Chat spans are stored shortly after they end.
+        JsonNode o = Await.until(
+                "model tokens of the triage run",
+                () -> api.get("/api/v1/stats/overview?hours=24", Api.ADMIN_KEY).json(),
+                j -> j.get("tokensByModel")
+                        .valueStream()
+                        .anyMatch(m -> m.get("agent").asString().equals("probe-c")));
+
+        assertThat(o.get("hours").asInt()).isEqualTo(24);
+        assertThat(o.get("runs").asLong()).isPositive();
+        assertThat(o.get("runsByStatus").get("completed").asLong()).isPositive();
+        assertThat(o.get("runsPerHour").size()).isBetween(24, 26);
+        long perHour = o.get("runsPerHour")
+                .valueStream()
+                .mapToLong(h -> h.get("total").asLong())
+                .sum();
+        assertThat(perHour).isEqualTo(o.get("runs").asLong());
+        assertThat(o.get("successRate").asDouble()).isBetween(0.0, 1.0);
+        assertThat(o.get("duration").get("p95Ms").asLong())
+                .isGreaterThanOrEqualTo(o.get("duration").get("p50Ms").asLong());
+        JsonNode orchestrator = o.get("tokensByAgent")
+                .valueStream()
+                .filter(a -> a.get("agent").asString().equals("triage"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(orchestrator.get("inputTokens").asLong()).isPositive();
+        JsonNode model = o.get("tokensByModel")
+                .valueStream()
+                .filter(m -> m.get("agent").asString().equals("triage"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(model.get("model").asString()).isEqualTo("scripted:default");
+        assertThat(model.get("calls").asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(o.has("approvalsWaiting")).isTrue();
+        assertThat(o.has("runsQueued")).isTrue();
+        assertThat(o.get("failuresByCategory").isArray()).isTrue();
+    }
+
+    @Test
+    void overview_rejectsAnUnreasonableWindow_naming_theParameter() {
+        var r = api.get("/api/v1/stats/overview?hours=0", Api.ADMIN_KEY);
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.header("Content-Type")).contains("application/problem+json");
+        assertThat(r.json().get("field").asString()).isEqualTo("hours");
+    }
+
+    @Test
+    void agents_countDelegationsPerOrchestratorAndWorker() {
+        runToEnd("triage", "routing check");
+        JsonNode agents = api.get("/api/v1/stats/agents", Api.ADMIN_KEY).json().get("agents");
+        JsonNode orchestrator = agents.valueStream()
+                .filter(a -> a.get("agent").asString().equals("triage"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(orchestrator.get("asOrchestrator").get("delegations").asLong())
+                .isGreaterThanOrEqualTo(3);
+        assertThat(orchestrator.get("asOrchestrator").get("misrouted").asLong()).isZero();
+        JsonNode cpu = agents.valueStream()
+                .filter(a -> a.get("agent").asString().equals("probe-a"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(cpu.get("asWorker").get("delegations").asLong()).isPositive();
+    }
+
+    @Test
+    void misrouted_isAnOrchestrationFailureOrAnEmptySuccess() {
+        assertThat(StatsController.misrouted(
+                        JSON.readTree("{\"status\":\"failed\",\"error\":{\"category\":\"ORCHESTRATION_ERROR\"}}")))
+                .isTrue();
+        assertThat(StatsController.misrouted(JSON.readTree("{\"status\":\"ok\",\"summary\":\"  \"}")))
+                .isTrue();
+        assertThat(StatsController.misrouted(JSON.readTree("{\"status\":\"ok\",\"summary\":\"disk fine\"}")))
+                .isFalse();
+        assertThat(StatsController.misrouted(
+                        JSON.readTree("{\"status\":\"failed\",\"error\":{\"category\":\"EXECUTION_ERROR\"}}")))
+                .isFalse();
+    }
+
+    @Test
+    void memoryNamespaces_listEntryCounts_andViewersMayRead() {
+        for (String key : List.of("a", "b")) {
+            var put = api.send(
+                    "PUT", "/api/v1/memory/stats-ns/" + key, Api.ADMIN_KEY, "{\"n\":1}", Map.of("If-None-Match", "*"));
+            assertThat(put.status()).as(put.body()).isEqualTo(201);
+        }
+        var deleted = api.send("DELETE", "/api/v1/memory/stats-ns/b", Api.ADMIN_KEY, null, Map.of("If-Match", "\"1\""));
+        assertThat(deleted.status()).as(deleted.body()).isEqualTo(204);
+        var created =
+                api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "stats-viewer", "role", "viewer")));
+        String viewer = created.json().get("secret").asString();
+
+        var r = api.get("/api/v1/memory", viewer);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        JsonNode ns = r.json()
+                .get("namespaces")
+                .valueStream()
+                .filter(n -> n.get("namespace").asString().equals("stats-ns"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(ns.get("entries").asLong()).isEqualTo(1);
+        assertThat(ns.get("deleted").asLong()).isEqualTo(1);
+        assertThat(ns.get("versions").asLong()).isEqualTo(3);
+        assertThat(ns.get("lastUpdatedAt").isNull()).isFalse();
+        assertThat(api.get("/api/v1/stats/overview", viewer).status()).isEqualTo(200);
+        assertThat(api.get("/api/v1/stats/overview", null).status()).isEqualTo(401);
+    }
+}
