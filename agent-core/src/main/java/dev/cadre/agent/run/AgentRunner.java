@@ -89,6 +89,14 @@ public final class AgentRunner implements AutoCloseable {
      * @throws IllegalArgumentException when the agent is unknown
      */
     public RunHandle start(RunRequest request, RunObserver observer) {
+        return start(request, observer, Context.root());
+    }
+
+    /**
+     * Starts a run whose root {@code invoke_agent} span is a child of {@code parent} — the trace
+     * context of whoever asked for the run (an HTTP or A2A caller), so its trace continues here.
+     */
+    public RunHandle start(RunRequest request, RunObserver observer, Context parent) {
         AgentSpec spec = runtime.tree().spec(request.agent());
         String input = request.context() == null || request.context().isBlank()
                 ? request.input()
@@ -96,8 +104,7 @@ public final class AgentRunner implements AutoCloseable {
         CancelScope scope = new CancelScope(null);
         RunScope run = newRun(request.runId(), observer, spec);
         AgentExecution execution = AgentExecution.root(runtime, run, spec, request.sessionId(), input, scope);
-        return launch(
-                request.runId(), request.sessionId(), spec.name(), scope, () -> execution.run(Context.root(), true));
+        return launch(request.runId(), request.sessionId(), spec.name(), scope, () -> execution.run(parent, true));
     }
 
     /** Starts a run and waits for its outcome. */
@@ -119,16 +126,17 @@ public final class AgentRunner implements AutoCloseable {
      * budget that was left.
      */
     public RunHandle resume(Checkpoint checkpoint, RunObserver observer) {
+        return resume(checkpoint, observer, Context.root());
+    }
+
+    /** Continues a run from a checkpoint under the caller's trace context {@code parent}. */
+    public RunHandle resume(Checkpoint checkpoint, RunObserver observer, Context parent) {
         AgentSpec spec = runtime.tree().spec(checkpoint.agent());
         CancelScope scope = new CancelScope(null);
         RunScope run = newRun(checkpoint.runId(), observer, spec);
         AgentExecution execution = AgentExecution.resumed(runtime, run, spec, checkpoint, scope);
         return launch(
-                checkpoint.runId(),
-                checkpoint.sessionId(),
-                spec.name(),
-                scope,
-                () -> execution.run(Context.root(), false));
+                checkpoint.runId(), checkpoint.sessionId(), spec.name(), scope, () -> execution.run(parent, false));
     }
 
     private RunScope newRun(String runId, RunObserver observer, AgentSpec spec) {

@@ -12,6 +12,9 @@ import dev.cadre.agent.run.RunOutcome;
 import dev.cadre.agent.run.RunRequest;
 import dev.cadre.agent.run.SubagentOutcome;
 import dev.cadre.platform.approvals.ApprovalService;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -151,10 +154,12 @@ public final class RunExecutor {
         };
         RunHandle handle;
         try {
+            Context parent = callerContext(runId);
             if (run.checkpoint() != null) {
-                handle = runner.resume(codec.read(run.checkpoint()), observer);
+                handle = runner.resume(codec.read(run.checkpoint()), observer, parent);
             } else {
-                handle = runner.start(new RunRequest(runId, runId, run.agent(), run.input(), run.context()), observer);
+                handle = runner.start(
+                        new RunRequest(runId, runId, run.agent(), run.input(), run.context()), observer, parent);
             }
         } catch (IllegalArgumentException e) {
             fail(run, new Failure(FailureCategory.ORCHESTRATION_ERROR, "cannot_start", e.getMessage()));
@@ -172,6 +177,25 @@ public final class RunExecutor {
             events.release(runId);
         }
     }
+
+    /** The submitter's trace context, so the run's spans continue the caller's trace. */
+    private Context callerContext(String runId) {
+        return store.traceParent(runId)
+                .map(tp -> W3CTraceContextPropagator.getInstance().extract(Context.root(), tp, TRACEPARENT))
+                .orElse(Context.root());
+    }
+
+    private static final TextMapGetter<String> TRACEPARENT = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(String carrier) {
+            return List.of("traceparent");
+        }
+
+        @Override
+        public @Nullable String get(@Nullable String carrier, String key) {
+            return "traceparent".equals(key) ? carrier : null;
+        }
+    };
 
     /** Cancels a run executing here; false when it is not executing on this instance. */
     public boolean cancelLocal(String runId) {

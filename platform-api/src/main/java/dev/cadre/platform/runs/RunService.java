@@ -6,6 +6,8 @@ import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.web.ApiProblem;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -122,6 +124,13 @@ public final class RunService {
                 now);
         try {
             store.insert(run);
+            SpanContext caller = Span.current().getSpanContext();
+            if (caller.isValid()) {
+                store.setTraceParent(
+                        run.id(),
+                        "00-" + caller.getTraceId() + "-" + caller.getSpanId() + "-"
+                                + caller.getTraceFlags().asHex());
+            }
         } catch (DuplicateKeyException raced) {
             return replay(
                     store.findByIdempotencyKey(submittedBy, idempotencyKey).orElseThrow(), hash, idempotencyKey);

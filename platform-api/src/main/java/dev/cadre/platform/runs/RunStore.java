@@ -277,6 +277,20 @@ public class RunStore {
                 .update();
     }
 
+    /** Remembers the submitter's W3C traceparent (see {@link RunExecutor}). */
+    public void setTraceParent(String id, String traceParent) {
+        jdbc.sql("UPDATE cadre_run SET trace_parent = ? WHERE id = ?")
+                .params(traceParent, id)
+                .update();
+    }
+
+    public Optional<String> traceParent(String id) {
+        return jdbc.sql("SELECT trace_parent FROM cadre_run WHERE id = ? AND trace_parent IS NOT NULL")
+                .param(id)
+                .query(String.class)
+                .optional();
+    }
+
     public void setTraceId(String id, String traceId) {
         jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ?")
                 .params(traceId, id)

@@ -112,13 +112,14 @@ class ObservabilityTest {
     }
 
     @Test
-    void prometheus_exposesCadreMetrics_withTheirLabels_andParses() {
+    void prometheus_exposesCadreMetrics_withTheirLabels_andParses() throws Exception {
         String run = runToEnd("triage", "metrics");
         api.send("PUT", "/api/v1/memory/metrics-test/k", Api.ADMIN_KEY, "{}", Map.of("If-None-Match", "*"));
         api.send("PUT", "/api/v1/memory/metrics-test/k", Api.ADMIN_KEY, "{}", Map.of("If-None-Match", "*"));
         var scrape = api.get("/actuator/prometheus", Api.ADMIN_KEY);
         assertThat(scrape.status()).isEqualTo(200);
         Map<String, List<PrometheusText.Sample>> metrics = PrometheusText.parse(scrape.body());
+        assertPromtoolParses(scrape.body());
 
         assertThat(PrometheusText.value(metrics, "cadre_runs_total", Map.of("agent", "triage", "status", "completed")))
                 .isGreaterThanOrEqualTo(1);
@@ -157,6 +158,49 @@ class ObservabilityTest {
         metrics.forEach(
                 (name, samples) -> samples.forEach(s -> assertThat(s.labels().keySet())
                         .doesNotContain("run", "run_id", "trace_id", "session", "conversation_id")));
+    }
+
+    @Test
+    void aCallersW3cTraceContext_flowsIntoTheRunsSpans() {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        var r = api.send(
+                "POST",
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                Api.json(Map.of("agent", "triage", "input", "traced")),
+                Map.of("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01"));
+        assertThat(r.status()).isEqualTo(202);
+        String run = r.json().get("id").asString();
+        Await.until(
+                "run " + run + " to end",
+                () -> api.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
+                        .json()
+                        .get("status")
+                        .asString(),
+                s -> s.matches("completed|failed|canceled|rejected"));
+        JsonNode trace = trace(run, 14);
+        assertThat(trace.get("traceId").asString()).isEqualTo(traceId);
+        assertThat(trace.get("roots").get(0).get("parentSpanId").isNull())
+                .as("the root agent span hangs under the caller's (HTTP server) span")
+                .isFalse();
+    }
+
+    /** Prometheus's own parser (Debian package prometheus, which CI installs) must accept the exposition. */
+    private static void assertPromtoolParses(String exposition) throws Exception {
+        java.io.File promtool = new java.io.File("/usr/bin/promtool");
+        assertThat(promtool)
+                .as("promtool missing: install Debian's prometheus package (apt-get install -y prometheus)")
+                .exists();
+        Process p = new ProcessBuilder(promtool.getPath(), "check", "metrics")
+                .redirectErrorStream(true)
+                .start();
+        try (var in = p.getOutputStream()) {
+            in.write(exposition.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        assertThat(out).as("promtool check metrics").doesNotContain("parsing error");
+        assertThat(p.exitValue()).as("promtool exit code; output: " + out).isIn(0, 3);
     }
 
     @Test
