@@ -3,10 +3,8 @@ package dev.cadre.platform.approvals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.support.Api;
-import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.PlatformTest;
 import dev.cadre.platform.support.TestTools;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -26,30 +24,15 @@ class ApprovalsTest {
     }
 
     private String startFixer(String input) {
-        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", "fixer", "input", input)));
-        assertThat(r.status()).isEqualTo(202);
-        return r.json().get("id").asString();
+        return api.submitRun("fixer", input).get("id").asString();
     }
 
     private JsonNode pendingApprovalOf(String runId) {
-        Await.until(
-                "run " + runId + " to wait for a human",
-                () -> api.get("/api/v1/runs/" + runId, Api.ADMIN_KEY)
-                        .json()
-                        .get("status")
-                        .asString(),
-                "input-required"::equals);
-        JsonNode page = api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
-                .json();
-        assertThat(page.get("items").size()).isEqualTo(1);
-        return page.get("items").get(0);
+        return api.pendingApprovalOf(runId);
     }
 
     private JsonNode awaitEnd(String id) {
-        return Await.until(
-                "run " + id + " to end",
-                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY).json(),
-                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+        return api.awaitRunEnd(id);
     }
 
     private long restartsOf(String runId) {

@@ -437,16 +437,11 @@ class ConsoleBrowserTest {
     }
 
     private String submit(String agent, String input) {
-        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
-        assertThat(r.status()).as(r.body()).isEqualTo(202);
-        return r.json().get("id").asString();
+        return api.submitRun(agent, input).get("id").asString();
     }
 
     private JsonNode awaitEnd(String runId) {
-        return Await.until(
-                "run " + runId + " to end",
-                () -> api.get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json(),
-                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+        return api.awaitRunEnd(runId);
     }
 
     private JsonNode awaitPendingApproval(String runId) {

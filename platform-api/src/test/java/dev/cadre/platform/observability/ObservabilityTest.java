@@ -32,16 +32,8 @@ class ObservabilityTest {
     }
 
     private String runToEnd(String agent, String input) {
-        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
-        assertThat(r.status()).isEqualTo(202);
-        String id = r.json().get("id").asString();
-        Await.until(
-                "run " + id + " to end",
-                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY)
-                        .json()
-                        .get("status")
-                        .asString(),
-                s -> s.matches("completed|failed|canceled|rejected"));
+        String id = api.submitRun(agent, input).get("id").asString();
+        api.awaitRunEnd(id);
         return id;
     }
 

@@ -7,7 +7,6 @@ import dev.cadre.platform.CadreApplication;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.TestTools;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -53,30 +52,15 @@ class RestartIT {
     }
 
     private static String submit(Api api, String input) {
-        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", "fixer", "input", input)));
-        assertThat(r.status()).isEqualTo(202);
-        return r.json().get("id").asString();
+        return api.submitRun("fixer", input).get("id").asString();
     }
 
     private static JsonNode pendingApproval(Api api, String run) {
-        Await.until(
-                "run " + run + " to wait for a human",
-                () -> api.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
-                        .json()
-                        .get("status")
-                        .asString(),
-                "input-required"::equals);
-        return api.get("/api/v1/approvals?status=pending&runId=" + run, Api.ADMIN_KEY)
-                .json()
-                .get("items")
-                .get(0);
+        return api.pendingApprovalOf(run);
     }
 
     private static JsonNode awaitEnd(Api api, String id) {
-        return Await.until(
-                "run " + id + " to end",
-                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY).json(),
-                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+        return api.awaitRunEnd(id);
     }
 
     private static long restarts(String run) {

@@ -3,7 +3,6 @@ package dev.cadre.platform.runs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.support.Api;
-import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.PlatformTest;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,16 +24,11 @@ class RunsTest {
     }
 
     private JsonNode submit(String agent, String input) {
-        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
-        assertThat(r.status()).as(r.body()).isEqualTo(202);
-        return r.json();
+        return api.submitRun(agent, input);
     }
 
     private JsonNode awaitEnd(String id) {
-        return Await.until(
-                "run " + id + " to end",
-                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY).json(),
-                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+        return api.awaitRunEnd(id);
     }
 
     @Test

@@ -29,13 +29,7 @@ class StatsApiTest {
     }
 
     private JsonNode runToEnd(String agent, String input) {
-        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", agent, "input", input)));
-        assertThat(r.status()).as(r.body()).isEqualTo(202);
-        String id = r.json().get("id").asString();
-        return Await.until(
-                "run " + id + " to end",
-                () -> api.get("/api/v1/runs/" + id, Api.ADMIN_KEY).json(),
-                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+        return api.awaitRunEnd(api.submitRun(agent, input).get("id").asString());
     }
 
     @Test

@@ -88,6 +88,41 @@ public final class Api {
         }
     }
 
+    /** Submits a run with the admin key; fails the test unless it is accepted (202). */
+    public JsonNode submitRun(String agent, String input) {
+        Response r = post("/api/v1/runs", ADMIN_KEY, json(java.util.Map.of("agent", agent, "input", input)));
+        if (r.status() != 202) {
+            throw new AssertionError("run of " + agent + " not accepted: " + r.status() + " " + r.body());
+        }
+        return r.json();
+    }
+
+    /** Waits until the run has ended and returns its final representation. */
+    public JsonNode awaitRunEnd(String runId) {
+        return Await.until(
+                "run " + runId + " to end",
+                () -> get("/api/v1/runs/" + runId, ADMIN_KEY).json(),
+                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+    }
+
+    /** Waits until the run waits for a human and returns its one pending approval. */
+    public JsonNode pendingApprovalOf(String runId) {
+        Await.until(
+                "run " + runId + " to wait for a human",
+                () -> get("/api/v1/runs/" + runId, ADMIN_KEY)
+                        .json()
+                        .get("status")
+                        .asString(),
+                "input-required"::equals);
+        JsonNode items = get("/api/v1/approvals?status=pending&runId=" + runId, ADMIN_KEY)
+                .json()
+                .get("items");
+        if (items.size() != 1) {
+            throw new AssertionError("expected one pending approval of " + runId + ", found " + items);
+        }
+        return items.get(0);
+    }
+
     public static String json(Object value) {
         return JSON.writeValueAsString(value);
     }
