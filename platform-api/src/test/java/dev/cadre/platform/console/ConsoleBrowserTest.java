@@ -154,7 +154,7 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
         wait.until(d -> d.findElements(By.cssSelector("#event-log li")).stream()
                 .anyMatch(li -> li.getAttribute("textContent").contains("subagent_started")));
-        assertThat(browser.findElement(By.id("event-log")).getAttribute("textContent"))
+        assertThat((String) js("return document.getElementById('event-log').textContent;"))
                 .contains("done");
 
         // The call chain has the three subagents, each with its tokens, and the orchestrator's tools.
@@ -181,18 +181,26 @@ class ConsoleBrowserTest {
                 "[...document.querySelectorAll('#call-tree [data-kind=agent]')]"
                         + ".find((r) => r.getAttribute('aria-label').startsWith(arguments[0])).click()",
                 "agent, disk-inspector,");
-        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("node-detail"), "Tokens in / out"));
-        assertThat(browser.findElement(By.id("node-detail")).getText()).contains("disk-inspector");
+        // The page re-renders while it follows the run, so everything is read in single script
+        // calls (an element found in one call may be replaced before the next).
+        String detail = wait.until(d -> {
+            Object text = js("const e = document.getElementById('node-detail'); return e && e.innerText;");
+            return text instanceof String t && t.contains("Tokens in / out") && t.contains("disk-inspector") ? t : null;
+        });
+        assertThat(detail).contains("disk-inspector");
         // A subagent's task is the argument of the worker call that spawned it.
-        assertThat(browser.findElement(By.cssSelector("#node-detail .node-input"))
-                        .getText())
-                .isNotBlank();
+        String task = (String)
+                js("const e = document.querySelector('#node-detail .node-input'); return e ? e.innerText : '';");
+        assertThat(task).isNotBlank();
         // The answer and each worker's outcome.
-        wait.until(d ->
-                d.findElements(By.cssSelector("#subagents tr[data-worker]")).size() >= 3);
-        assertThat(browser.findElements(By.cssSelector("#subagents tr[data-worker]")).stream()
-                        .map(r -> r.getAttribute("data-worker")))
-                .contains("cpu-inspector", "memory-inspector", "disk-inspector");
+        @SuppressWarnings("unchecked")
+        List<String> workers = wait.until(d -> {
+            List<String> w = (List<String>)
+                    js(
+                            "return [...document.querySelectorAll('#subagents tr[data-worker]')].map((r) => r.getAttribute('data-worker'));");
+            return w != null && w.size() >= 3 ? w : null;
+        });
+        assertThat(workers).contains("cpu-inspector", "memory-inspector", "disk-inspector");
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("pre#run-result")));
         shot("run-detail");
         assertThat(runId).isNotBlank();
@@ -291,8 +299,11 @@ class ConsoleBrowserTest {
 
         go("#/runs?status=completed");
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#runs-table tbody tr[data-run]")));
-        assertThat(browser.findElements(By.cssSelector("#runs-table tbody tr[data-run]")))
-                .allMatch(r -> "completed".equals(r.getAttribute("data-status")));
+        @SuppressWarnings("unchecked")
+        List<String> statuses = (List<String>)
+                js(
+                        "return [...document.querySelectorAll('#runs-table tbody tr[data-run]')].map((r) => r.getAttribute('data-status'));");
+        assertThat(statuses).isNotEmpty().allMatch("completed"::equals);
         shot("runs");
 
         go("#/agents");
