@@ -81,10 +81,10 @@ public final class SpringAiModelPort implements ModelPort {
                 }
                 ProviderError error = ProviderError.classify(provider, e);
                 if (!error.retryable() || attempt >= retry.maxAttempts()) {
-                    throw new ModelException(
-                            error.code(),
-                            error.message() + (attempt > 1 ? " (after " + attempt + " attempts)" : ""),
-                            e);
+                    String message = error.message() + (attempt > 1 ? " (after " + attempt + " attempts)" : "");
+                    throw error.code().equals("provider_timeout")
+                            ? ModelException.timeout(error.code(), message, e)
+                            : new ModelException(error.code(), message, e);
                 }
                 long sleep = Math.min(retry.maxBackoff().toMillis(), backoff)
                         + ThreadLocalRandom.current().nextLong(Math.max(1, backoff / 4));

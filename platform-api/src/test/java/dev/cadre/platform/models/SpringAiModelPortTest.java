@@ -195,9 +195,10 @@ class SpringAiModelPortTest {
         }
         ModelPort port = port("openai", "openai", server.url("/v1"), Duration.ofMillis(300));
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> port.call(request()))
-                .isInstanceOfSatisfying(
-                        ModelException.class, e -> assertThat(e.code()).isEqualTo("provider_timeout"));
+        assertThatThrownBy(() -> port.call(request())).isInstanceOfSatisfying(ModelException.class, e -> {
+            assertThat(e.code()).isEqualTo("provider_timeout");
+            assertThat(e.category()).isEqualTo(dev.cadre.agent.FailureCategory.TIMEOUT_ERROR);
+        });
         // Each answer would come after 2 s and succeed: failing at all proves the 300 ms timeout; the bound
         // is loose because the first call also initialises the SDK client on a busy machine.
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(20));

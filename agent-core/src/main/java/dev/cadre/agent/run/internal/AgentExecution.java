@@ -325,8 +325,7 @@ public final class AgentExecution {
                 modelCallEnded(chat, null, s.failure(), t0);
                 return stopped(s);
             } catch (ModelException e) {
-                Failure f = new Failure(
-                        FailureCategory.COMMUNICATION_ERROR, e.code(), "model call failed: " + e.getMessage());
+                Failure f = new Failure(e.category(), e.code(), "model call failed: " + e.getMessage());
                 modelCallEnded(chat, null, f, t0);
                 return stopOrFail(f);
             } catch (RuntimeException e) {
