@@ -135,17 +135,13 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
 
     @Override
     List<MemoryChange> readChanges(long cursor, int limit) {
-        if (store.hasUnsequenced()) {
-            relay.sequence();
-        }
+        relay.catchUp();
         return store.changes(cursor, limit);
     }
 
     @Override
     public long latestCursor() {
-        if (store.hasUnsequenced()) {
-            relay.sequence();
-        }
+        relay.catchUp();
         return store.latestCursor();
     }
 

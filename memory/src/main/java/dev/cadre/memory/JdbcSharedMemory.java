@@ -75,18 +75,13 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
 
     @Override
     List<MemoryChange> readChanges(long cursor, int limit) {
-        // Sequence what is committed but not yet in the log, so a caller sees its own writes.
-        if (store.hasUnsequenced()) {
-            relay.sequence();
-        }
+        relay.catchUp();
         return store.changes(cursor, limit);
     }
 
     @Override
     public long latestCursor() {
-        if (store.hasUnsequenced()) {
-            relay.sequence();
-        }
+        relay.catchUp();
         return store.latestCursor();
     }
 
