@@ -5,6 +5,7 @@ import dev.cadre.agent.tool.Risk;
 import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
+import dev.cadre.agent.tool.Tools;
 import dev.cadre.memory.InvalidMemoryRequestException;
 import dev.cadre.memory.MemoryEntry;
 import dev.cadre.memory.SharedMemory;
@@ -30,14 +31,48 @@ public final class MemoryTools {
 
     private final SharedMemory memory;
     private final JsonMapper json;
+    private final List<Tool> tools;
 
     public MemoryTools(SharedMemory memory, JsonMapper json) {
         this.memory = memory;
         this.json = json;
+        this.tools = List.of(
+                Tools.of(
+                        "memory_get",
+                        "Read an entry of the shared memory: its JSON value and version. Pass the version to memory_put"
+                                + " to write it back safely.",
+                        schema("{" + NS_KEY + "}", "namespace", "key"),
+                        Risk.AUTO,
+                        this::get),
+                Tools.of(
+                        "memory_put",
+                        "Write a JSON value to the shared memory if the entry is still at expectedVersion (0 = create only"
+                                + " if absent). On a conflict you get the current version and value: re-decide, do not overwrite blindly.",
+                        schema(
+                                "{" + NS_KEY + ",\"value\":{\"description\":\"any JSON value\"},"
+                                        + "\"expectedVersion\":{\"type\":\"integer\",\"minimum\":0}}",
+                                "namespace",
+                                "key",
+                                "value",
+                                "expectedVersion"),
+                        Risk.AUTO,
+                        this::put),
+                Tools.of(
+                        "memory_update",
+                        "Change an entry without losing concurrent updates: 'merge' applies a JSON merge patch to an object"
+                                + " value, 'append' adds an element to an array value (created if absent). Retried on conflicts.",
+                        schema(
+                                "{" + NS_KEY
+                                        + ",\"merge\":{\"type\":\"object\"},\"append\":{\"description\":\"element to append\"}}",
+                                "namespace",
+                                "key"),
+                        Risk.AUTO,
+                        this::update));
     }
 
+    /** The three tools, built once (their schemas are parsed here, not on every model call). */
     public List<Tool> tools() {
-        return List.of(new Get(), new Put(), new Update());
+        return tools;
     }
 
     private ObjectNode schema(String props, String... required) {
@@ -83,157 +118,73 @@ public final class MemoryTools {
         return new ToolException(FailureCategory.EXECUTION_ERROR, "invalid_memory_request", e.getMessage());
     }
 
-    private final class Get implements Tool {
-        @Override
-        public String name() {
-            return "memory_get";
-        }
-
-        @Override
-        public String description() {
-            return "Read an entry of the shared memory: its JSON value and version. Pass the version to memory_put"
-                    + " to write it back safely.";
-        }
-
-        @Override
-        public JsonNode parametersSchema() {
-            return schema("{" + NS_KEY + "}", "namespace", "key");
-        }
-
-        @Override
-        public Risk risk() {
-            return Risk.AUTO;
-        }
-
-        @Override
-        public String execute(JsonNode args, ToolContext ctx) throws ToolException {
-            String ns = args.get("namespace").asString();
-            String key = args.get("key").asString();
-            try {
-                return memory.get(ns, key)
-                        .map(e -> entryJson(e).toString())
-                        .orElseGet(() -> json.writeValueAsString(Map.of("found", false, "namespace", ns, "key", key)));
-            } catch (InvalidMemoryRequestException e) {
-                throw invalid(e);
-            }
+    private String get(JsonNode args, ToolContext ctx) throws ToolException {
+        String ns = args.get("namespace").asString();
+        String key = args.get("key").asString();
+        try {
+            return memory.get(ns, key)
+                    .map(e -> entryJson(e).toString())
+                    .orElseGet(() -> json.writeValueAsString(Map.of("found", false, "namespace", ns, "key", key)));
+        } catch (InvalidMemoryRequestException e) {
+            throw invalid(e);
         }
     }
 
-    private final class Put implements Tool {
-        @Override
-        public String name() {
-            return "memory_put";
-        }
-
-        @Override
-        public String description() {
-            return "Write a JSON value to the shared memory if the entry is still at expectedVersion (0 = create only"
-                    + " if absent). On a conflict you get the current version and value: re-decide, do not overwrite blindly.";
-        }
-
-        @Override
-        public JsonNode parametersSchema() {
-            return schema(
-                    "{" + NS_KEY + ",\"value\":{\"description\":\"any JSON value\"},"
-                            + "\"expectedVersion\":{\"type\":\"integer\",\"minimum\":0}}",
-                    "namespace",
-                    "key",
-                    "value",
-                    "expectedVersion");
-        }
-
-        @Override
-        public Risk risk() {
-            return Risk.AUTO;
-        }
-
-        @Override
-        public String execute(JsonNode args, ToolContext ctx) throws ToolException {
-            String ns = args.get("namespace").asString();
-            String key = args.get("key").asString();
-            try {
-                WriteOutcome outcome = memory.put(
-                        ns,
-                        key,
-                        args.get("value").toString(),
-                        args.get("expectedVersion").asLong(),
-                        Writer.agent(ctx.agent(), ctx.runId()),
-                        requestId(ctx));
-                return switch (outcome) {
-                    case WriteOutcome.Written w ->
-                        json.writeValueAsString(Map.of("status", "written", "version", w.version()));
-                    case WriteOutcome.Conflict c -> conflictJson(ns, key, c);
-                };
-            } catch (InvalidMemoryRequestException e) {
-                throw invalid(e);
-            }
+    private String put(JsonNode args, ToolContext ctx) throws ToolException {
+        String ns = args.get("namespace").asString();
+        String key = args.get("key").asString();
+        try {
+            WriteOutcome outcome = memory.put(
+                    ns,
+                    key,
+                    args.get("value").toString(),
+                    args.get("expectedVersion").asLong(),
+                    Writer.agent(ctx.agent(), ctx.runId()),
+                    requestId(ctx));
+            return switch (outcome) {
+                case WriteOutcome.Written w ->
+                    json.writeValueAsString(Map.of("status", "written", "version", w.version()));
+                case WriteOutcome.Conflict c -> conflictJson(ns, key, c);
+            };
+        } catch (InvalidMemoryRequestException e) {
+            throw invalid(e);
         }
     }
 
-    private final class Update implements Tool {
-        @Override
-        public String name() {
-            return "memory_update";
+    private String update(JsonNode args, ToolContext ctx) throws ToolException {
+        String ns = args.get("namespace").asString();
+        String key = args.get("key").asString();
+        JsonNode merge = args.get("merge");
+        JsonNode append = args.get("append");
+        if ((merge == null) == (append == null)) {
+            throw new ToolException(
+                    FailureCategory.EXECUTION_ERROR, "invalid_arguments", "give exactly one of 'merge' or 'append'");
         }
-
-        @Override
-        public String description() {
-            return "Change an entry without losing concurrent updates: 'merge' applies a JSON merge patch to an object"
-                    + " value, 'append' adds an element to an array value (created if absent). Retried on conflicts.";
-        }
-
-        @Override
-        public JsonNode parametersSchema() {
-            return schema(
-                    "{" + NS_KEY
-                            + ",\"merge\":{\"type\":\"object\"},\"append\":{\"description\":\"element to append\"}}",
-                    "namespace",
-                    "key");
-        }
-
-        @Override
-        public Risk risk() {
-            return Risk.AUTO;
-        }
-
-        @Override
-        public String execute(JsonNode args, ToolContext ctx) throws ToolException {
-            String ns = args.get("namespace").asString();
-            String key = args.get("key").asString();
-            JsonNode merge = args.get("merge");
-            JsonNode append = args.get("append");
-            if ((merge == null) == (append == null)) {
-                throw new ToolException(
-                        FailureCategory.EXECUTION_ERROR,
-                        "invalid_arguments",
-                        "give exactly one of 'merge' or 'append'");
-            }
-            try {
-                WriteOutcome outcome = memory.update(
-                        ns,
-                        key,
-                        current -> {
-                            JsonNode base = current == null ? null : json.readTree(current.value());
-                            return (merge != null ? mergePatch(base, merge) : appended(base, append)).toString();
-                        },
-                        UPDATE_RETRIES,
-                        Writer.agent(ctx.agent(), ctx.runId()));
-                return switch (outcome) {
-                    case WriteOutcome.Written w ->
-                        json.writeValueAsString(Map.of("status", "written", "version", w.version()));
-                    case WriteOutcome.Conflict c ->
-                        throw new ToolException(
-                                FailureCategory.STATE_INCONSISTENCY,
-                                "memory_conflict",
-                                ns + "/" + key + " kept changing: " + (UPDATE_RETRIES + 1)
-                                        + " attempts lost to concurrent writers (now at version " + c.currentVersion()
-                                        + ")");
-                };
-            } catch (InvalidMemoryRequestException e) {
-                throw invalid(e);
-            } catch (IllegalArgumentException e) {
-                throw new ToolException(FailureCategory.EXECUTION_ERROR, "invalid_arguments", e.getMessage());
-            }
+        try {
+            WriteOutcome outcome = memory.update(
+                    ns,
+                    key,
+                    current -> {
+                        JsonNode base = current == null ? null : json.readTree(current.value());
+                        return (merge != null ? mergePatch(base, merge) : appended(base, append)).toString();
+                    },
+                    UPDATE_RETRIES,
+                    Writer.agent(ctx.agent(), ctx.runId()));
+            return switch (outcome) {
+                case WriteOutcome.Written w ->
+                    json.writeValueAsString(Map.of("status", "written", "version", w.version()));
+                case WriteOutcome.Conflict c ->
+                    throw new ToolException(
+                            FailureCategory.STATE_INCONSISTENCY,
+                            "memory_conflict",
+                            ns + "/" + key + " kept changing: " + (UPDATE_RETRIES + 1)
+                                    + " attempts lost to concurrent writers (now at version " + c.currentVersion()
+                                    + ")");
+            };
+        } catch (InvalidMemoryRequestException e) {
+            throw invalid(e);
+        } catch (IllegalArgumentException e) {
+            throw new ToolException(FailureCategory.EXECUTION_ERROR, "invalid_arguments", e.getMessage());
         }
     }
 
