@@ -101,7 +101,10 @@ class ClusterIT {
         });
 
         // Kill a while runs are in flight: after the first completions, long before the last.
-        waitUntil(Duration.ofSeconds(120), () -> countStatus("completed") >= 20 && !submittedToA.isEmpty());
+        waitUntil(
+                Duration.ofSeconds(120),
+                () -> countStatus("completed") >= 20 && !submittedToA.isEmpty(),
+                this::unfinishedRuns);
         String followed = pickUnfinished(submittedToA);
         aDead.set(true);
         a.destroyForcibly().waitFor();
@@ -120,7 +123,8 @@ class ClusterIT {
                                 + countStatus("failed")
                                 + countStatus("canceled")
                                 + countStatus("rejected")
-                        == RUNS);
+                        == RUNS,
+                this::unfinishedRuns);
         long done = System.nanoTime();
 
         assertThat(countStatus("completed")).as("every run completed").isEqualTo(RUNS);
@@ -235,6 +239,36 @@ class ClusterIT {
         throw new AssertionError("instance a had no unfinished run left to follow");
     }
 
+    /** Every run not yet ended with its lease state, and the tail of each instance's log. */
+    private String unfinishedRuns() {
+        StringBuilder out = new StringBuilder(
+                "runs not ended (id status owner lease_version lease_until" + " resume_count updated_at):\n");
+        try (Connection c = pg.connect();
+                ResultSet rs = c.createStatement()
+                        .executeQuery(
+                                "SELECT id, status, owner, lease_version, lease_until, resume_count,"
+                                        + " updated_at FROM cadre_run WHERE finished_at IS NULL ORDER BY created_at LIMIT 40")) {
+            while (rs.next()) {
+                for (int i = 1; i <= 7; i++) {
+                    out.append(rs.getString(i)).append(i < 7 ? " " : "\n");
+                }
+            }
+        } catch (Exception e) {
+            out.append("(could not read runs: ").append(e).append(")\n");
+        }
+        for (String name : List.of("a", "b")) {
+            try {
+                List<String> lines = Files.readAllLines(OUT.resolve("instance-" + name + ".log"));
+                out.append("--- last lines of instance ").append(name).append(" ---\n");
+                lines.subList(Math.max(0, lines.size() - 30), lines.size())
+                        .forEach(l -> out.append(l).append('\n'));
+            } catch (IOException e) {
+                out.append("(no log for instance ").append(name).append(")\n");
+            }
+        }
+        return out.toString();
+    }
+
     private long countStatus(String status) {
         try (Connection c = pg.connect()) {
             return scalar(c, "SELECT COUNT(*) FROM cadre_run WHERE status = '" + status + "'");
@@ -254,11 +288,13 @@ class ClusterIT {
         boolean holds() throws Exception;
     }
 
-    private static void waitUntil(Duration max, Condition condition) throws Exception {
+    /** Waits for {@code condition}; on timeout the failure carries {@code diagnosis} so CI shows why. */
+    private static void waitUntil(Duration max, Condition condition, java.util.function.Supplier<String> diagnosis)
+            throws Exception {
         long deadline = System.nanoTime() + max.toNanos();
         while (!condition.holds()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached within " + max);
+                throw new AssertionError("condition not reached within " + max + "\n" + diagnosis.get());
             }
             Thread.sleep(100);
         }
