@@ -62,4 +62,38 @@ class TraceContextTest {
         assertThat(exporter.getFinishedSpanItems())
                 .allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736"));
     }
+
+    @Test
+    void theChatSpanIsCurrentWhileTheModelPortRuns_soAnHttpPortCanPropagateIt() throws Exception {
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder()
+                        .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                        .build())
+                .build();
+        ScriptedModel scripted = new ScriptedModel(Map.of("solo", AgentScript.of(ScriptedTurn.text("done"))));
+        java.util.List<SpanContext> seenByPort = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.cadre.agent.model.ModelPort port = request -> {
+            seenByPort.add(Span.current().getSpanContext());
+            return scripted.call(request);
+        };
+        AgentTree tree = Fixtures.tree(
+                ToolRegistry.empty(),
+                port,
+                Fixtures.root("solo").model("scripted:t").build());
+
+        try (AgentRunner runner = AgentRunner.builder(tree).openTelemetry(otel).build()) {
+            runner.start(RunRequest.of("run-cur", "solo", "hi"), RunObserver.NONE, Context.root())
+                    .outcome()
+                    .join();
+        }
+
+        SpanData chat = exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().startsWith("chat "))
+                .findFirst()
+                .orElseThrow();
+        assertThat(seenByPort).hasSize(1);
+        assertThat(seenByPort.get(0).getSpanId()).isEqualTo(chat.getSpanId());
+        assertThat(seenByPort.get(0).getTraceId()).isEqualTo(chat.getTraceId());
+    }
 }

@@ -315,7 +315,9 @@ public final class AgentExecution {
             ModelResponse response;
             Span chat = rt.spans().startChat(context, spec.model(), run.runId(), sessionId, spec.name());
             long t0 = System.nanoTime();
-            try {
+            // The chat span is current while the port runs, so an HTTP-backed port propagates it
+            // (W3C traceparent) to the provider and the provider's own spans join this trace.
+            try (Scope ignored = context.with(chat).makeCurrent()) {
                 response = model.call(request);
                 if (response == null) {
                     throw new ModelException("empty_response", "the model port returned no response");
