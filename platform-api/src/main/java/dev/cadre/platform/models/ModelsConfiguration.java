@@ -3,6 +3,8 @@ package dev.cadre.platform.models;
 import dev.cadre.agent.model.ModelPort;
 import dev.cadre.agent.model.ModelRef;
 import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.observability.OutboundTraceContext;
+import io.opentelemetry.api.OpenTelemetry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -34,7 +37,8 @@ class ModelsConfiguration {
     private static final Logger log = LoggerFactory.getLogger(ModelsConfiguration.class);
 
     @Bean
-    AgentCatalog.ProviderModels providerModels(ModelsProperties config, Environment env) {
+    AgentCatalog.ProviderModels providerModels(
+            ModelsProperties config, Environment env, ObjectProvider<OpenTelemetry> openTelemetry) {
         Map<String, ModelsProperties.Provider> configured = new LinkedHashMap<>();
         ModelsProperties.Provider openai = withEnvKey(config.openai(), env, "CADRE_OPENAI_API_KEY");
         if (openai != null && (openai.hasKey() || openai.hasUrl())) {
@@ -51,7 +55,8 @@ class ModelsConfiguration {
         log.info(
                 "Model providers: scripted{}",
                 configured.isEmpty() ? "" : ", " + String.join(", ", configured.keySet()));
-        return new Providers(configured, config);
+        return new Providers(
+                configured, config, new OutboundTraceContext(openTelemetry.getIfAvailable(OpenTelemetry::noop)));
     }
 
     private static ModelsProperties.Provider withEnvKey(ModelsProperties.Provider p, Environment env, String variable) {
@@ -67,12 +72,17 @@ class ModelsConfiguration {
 
         private final Map<String, ModelsProperties.Provider> configured;
         private final ModelsProperties config;
+        private final OutboundTraceContext trace;
         private final Map<String, ModelPort> ports = new ConcurrentHashMap<>();
         private final Map<String, ChatModel> chats = new ConcurrentHashMap<>();
 
-        Providers(Map<String, ModelsProperties.Provider> configured, ModelsProperties config) {
+        Providers(
+                Map<String, ModelsProperties.Provider> configured,
+                ModelsProperties config,
+                OutboundTraceContext trace) {
             this.configured = Map.copyOf(configured);
             this.config = config;
+            this.trace = trace;
             configured.forEach((name, p) -> {
                 String type = p.typeOr(name);
                 if (!List.of("openai", "ollama", "anthropic").contains(type)) {
@@ -116,6 +126,8 @@ class ModelsConfiguration {
                                         .maxRetries(0)
                                         .maxTokens(max)
                                         .toolCallbacks(tools)
+                                        // built per call, on the loop's thread: the chat span is current
+                                        .customHeaders(trace.headers())
                                         .build();
                             case "anthropic" ->
                                 AnthropicChatOptions.builder()
@@ -124,6 +136,7 @@ class ModelsConfiguration {
                                         .maxRetries(0)
                                         .maxTokens(max)
                                         .toolCallbacks(tools)
+                                        .httpHeaders(trace.headers())
                                         .build();
                             default ->
                                 org.springframework.ai.ollama.api.OllamaChatOptions.builder()
@@ -163,7 +176,7 @@ class ModelsConfiguration {
                     }
                     yield AnthropicChatModel.builder().options(options.build()).build();
                 }
-                case "ollama" -> OllamaModels.chatModel(p.baseUrl(), model, timeout);
+                case "ollama" -> OllamaModels.chatModel(p.baseUrl(), model, timeout, trace);
                 default -> throw new IllegalArgumentException("unknown provider type " + type);
             };
         }

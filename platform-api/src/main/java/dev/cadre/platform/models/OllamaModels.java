@@ -1,5 +1,6 @@
 package dev.cadre.platform.models;
 
+import dev.cadre.platform.observability.OutboundTraceContext;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import org.springframework.ai.chat.model.ChatModel;
@@ -16,13 +17,13 @@ final class OllamaModels {
 
     private OllamaModels() {}
 
-    static ChatModel chatModel(String baseUrl, String model, Duration timeout) {
+    static ChatModel chatModel(String baseUrl, String model, Duration timeout, OutboundTraceContext trace) {
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build());
         factory.setReadTimeout(timeout);
         OllamaApi api = new OllamaApi.Builder()
                 .baseUrl(baseUrl)
-                .restClientBuilder(RestClient.builder().requestFactory(factory))
+                .restClientBuilder(RestClient.builder().requestFactory(factory).requestInterceptor(trace.interceptor()))
                 .build();
         RetryTemplate noRetries =
                 new RetryTemplate(RetryPolicy.builder().maxRetries(0).build());

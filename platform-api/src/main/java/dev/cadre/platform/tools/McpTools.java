@@ -5,9 +5,11 @@ import dev.cadre.agent.tool.Risk;
 import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
+import dev.cadre.platform.observability.OutboundTraceContext;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.net.URI;
 import java.time.Duration;
@@ -54,17 +56,28 @@ public final class McpTools implements AutoCloseable {
         }
     }
 
+    private static final String TRACE_HEADERS = "cadre.trace-headers";
+
     private final List<McpSyncClient> clients = new ArrayList<>();
     private final List<Tool> tools = new ArrayList<>();
 
-    public McpTools(Properties config, JsonMapper json) {
+    public McpTools(Properties config, JsonMapper json, OutboundTraceContext trace) {
         config.servers().forEach((name, server) -> {
             try {
                 McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(
                                         server.url().toString())
                                 .endpoint(server.endpoint())
                                 .connectTimeout(Duration.ofSeconds(10))
+                                .httpRequestCustomizer((request, method, uri, body, context) -> {
+                                    if (context.get(TRACE_HEADERS) instanceof Map<?, ?> headers) {
+                                        headers.forEach((k, v) -> request.setHeader((String) k, (String) v));
+                                    }
+                                })
                                 .build())
+                        // The client sends on its own threads: capture the tool span's context on
+                        // the caller's thread, where it is current, and hand it to the customizer.
+                        .transportContextProvider(
+                                () -> McpTransportContext.create(Map.of(TRACE_HEADERS, trace.headers())))
                         .requestTimeout(server.timeout())
                         .clientInfo(new McpSchema.Implementation("cadre", "0.1.0"))
                         .build();

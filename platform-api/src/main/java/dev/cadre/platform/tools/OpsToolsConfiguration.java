@@ -3,6 +3,7 @@ package dev.cadre.platform.tools;
 import dev.cadre.platform.agents.ToolProvider;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.observability.OutboundTraceContext;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.util.List;
@@ -38,8 +39,14 @@ class OpsToolsConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    McpTools mcpTools(McpTools.Properties config, JsonMapper json) {
-        return new McpTools(config, json);
+    McpTools mcpTools(
+            McpTools.Properties config,
+            JsonMapper json,
+            org.springframework.beans.factory.ObjectProvider<io.opentelemetry.api.OpenTelemetry> openTelemetry) {
+        return new McpTools(
+                config,
+                json,
+                new OutboundTraceContext(openTelemetry.getIfAvailable(io.opentelemetry.api.OpenTelemetry::noop)));
     }
 
     @Bean

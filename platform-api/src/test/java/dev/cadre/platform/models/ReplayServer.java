@@ -14,7 +14,13 @@ final class ReplayServer implements AutoCloseable {
 
     record Answer(int status, String body, long delayMillis) {}
 
-    record Request(String method, String path, String body) {}
+    record Request(String method, String path, String body, java.util.Map<String, String> headers) {
+
+        /** A request header by its case-insensitive name, or null. */
+        String header(String name) {
+            return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+        }
+    }
 
     private final HttpServer server;
     private final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
@@ -30,7 +36,8 @@ final class ReplayServer implements AutoCloseable {
             requests.add(new Request(
                     x.getRequestMethod(),
                     x.getRequestURI().getPath(),
-                    new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+                    new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8),
+                    headersOf(x)));
             Answer a = answers.poll();
             if (a == null) {
                 a = new Answer(500, "{\"error\":{\"message\":\"no recorded answer left\"}}", 0);
@@ -54,6 +61,12 @@ final class ReplayServer implements AutoCloseable {
         });
         server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
         server.start();
+    }
+
+    private static java.util.Map<String, String> headersOf(com.sun.net.httpserver.HttpExchange x) {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        x.getRequestHeaders().forEach((k, v) -> out.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
+        return out;
     }
 
     ReplayServer answer(int status, String body) {

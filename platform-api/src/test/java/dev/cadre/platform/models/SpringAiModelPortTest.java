@@ -14,11 +14,20 @@ import dev.cadre.agent.model.ToolCall;
 import dev.cadre.agent.model.ToolDefinition;
 import dev.cadre.agent.model.ToolResultMessage;
 import dev.cadre.agent.model.UserMessage;
+import dev.cadre.platform.observability.OutboundTraceContext;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -59,6 +68,10 @@ class SpringAiModelPortTest {
             """;
 
     ReplayServer server = new ReplayServer();
+    final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+            .setTracerProvider(SdkTracerProvider.builder().build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build();
 
     @AfterEach
     void stop() {
@@ -75,7 +88,7 @@ class SpringAiModelPortTest {
                 null,
                 null);
         var providers = new ModelsConfiguration.Providers(
-                Map.of(provider, props.providers().get(provider)), props);
+                Map.of(provider, props.providers().get(provider)), props, new OutboundTraceContext(otel));
         return providers.model(ModelRef.parse(provider + ":test-model")).orElseThrow();
     }
 
@@ -247,8 +260,51 @@ class SpringAiModelPortTest {
     @Test
     void withNothingConfigured_onlyTheScriptedProviderExists() {
         var none = new ModelsConfiguration.Providers(
-                Map.of(), new ModelsProperties(null, null, null, null, null, null, null));
+                Map.of(), new ModelsProperties(null, null, null, null, null, null, null), OutboundTraceContext.none());
         assertThat(none.providers()).containsExactly("scripted");
         assertThat(none.model(ModelRef.parse("openai:gpt-4o"))).isEmpty();
+    }
+
+    static final String ANTHROPIC_TEXT = """
+            {"id":"msg_01","type":"message","role":"assistant","model":"claude-test",
+             "content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,
+             "usage":{"input_tokens":12,"output_tokens":3}}
+            """;
+
+    static final String OLLAMA_TEXT = """
+            {"model":"test-model","created_at":"2026-12-02T10:00:00Z","message":{"role":"assistant","content":"ok"},
+             "done":true,"done_reason":"stop","prompt_eval_count":12,"eval_count":3}
+            """;
+
+    /** Each provider's HTTP request carries the W3C context of the span current during the call. */
+    @ParameterizedTest
+    @CsvSource({"vllm,openai,/v1", "claude,anthropic,", "local,ollama,"})
+    void theProviderRequestCarriesTheCurrentTraceContext(String provider, String type, String path) throws Exception {
+        server.answer(
+                200,
+                switch (type) {
+                    case "openai" -> OPENAI_TEXT;
+                    case "anthropic" -> ANTHROPIC_TEXT;
+                    default -> OLLAMA_TEXT;
+                });
+        ModelPort port = port(provider, type, server.url(path == null ? "" : path), Duration.ofSeconds(5));
+        Span chat = otel.getTracer("test").spanBuilder("chat test-model").startSpan();
+        try (Scope ignored = chat.makeCurrent()) {
+            port.call(request());
+        } finally {
+            chat.end();
+        }
+        String traceparent = server.requests.getFirst().header("traceparent");
+        assertThat(traceparent)
+                .as("traceparent sent to " + type)
+                .isEqualTo("00-" + chat.getSpanContext().getTraceId() + "-"
+                        + chat.getSpanContext().getSpanId() + "-01");
+    }
+
+    @Test
+    void withoutACurrentSpan_noTraceparentIsInvented() throws Exception {
+        server.answer(200, OPENAI_TEXT);
+        port("vllm", "openai", server.url("/v1"), Duration.ofSeconds(5)).call(request());
+        assertThat(server.requests.getFirst().header("traceparent")).isNull();
     }
 }

@@ -11,6 +11,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.cadre.agent.tool.Risk;
 import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolException;
+import dev.cadre.platform.observability.OutboundTraceContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -33,6 +34,7 @@ class McpToolsTest {
 
     HttpServer server;
     final List<String> methods = new CopyOnWriteArrayList<>();
+    final Map<String, String> traceparentOf = new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeEach
     void start() throws IOException {
@@ -55,6 +57,10 @@ class McpToolsTest {
         JsonNode rpc = JSON.readTree(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
         String method = rpc.path("method").asString();
         methods.add(method);
+        String traceparent = x.getRequestHeaders().getFirst("traceparent");
+        if (traceparent != null) {
+            traceparentOf.put(method, traceparent);
+        }
         if (!rpc.has("id")) {
             x.sendResponseHeaders(202, -1);
             x.close();
@@ -105,7 +111,7 @@ class McpToolsTest {
                         "/mcp",
                         Risk.APPROVE,
                         Duration.ofSeconds(5))));
-        try (McpTools mcp = new McpTools(config, JSON)) {
+        try (McpTools mcp = new McpTools(config, JSON, OutboundTraceContext.none())) {
             assertThat(mcp.tools()).extracting(Tool::name).containsExactly("k8s_restart_pod", "k8s_broken");
             Tool restart = mcp.tools().getFirst();
             assertThat(restart.risk()).isEqualTo(Risk.APPROVE);
@@ -124,8 +130,39 @@ class McpToolsTest {
     void anUnreachableServer_contributesNoTools_andDoesNotStopStartUp() {
         var config = new McpTools.Properties(Map.of(
                 "gone", new McpTools.Server(URI.create("http://127.0.0.1:9"), null, null, Duration.ofSeconds(2))));
-        try (McpTools mcp = new McpTools(config, JSON)) {
+        try (McpTools mcp = new McpTools(config, JSON, OutboundTraceContext.none())) {
             assertThat(mcp.tools()).isEmpty();
+        }
+    }
+
+    @Test
+    void aToolCall_carriesTheTraceContextOfTheToolSpan() throws Exception {
+        var otel = io.opentelemetry.sdk.OpenTelemetrySdk.builder()
+                .setTracerProvider(
+                        io.opentelemetry.sdk.trace.SdkTracerProvider.builder().build())
+                .setPropagators(io.opentelemetry.context.propagation.ContextPropagators.create(
+                        io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()))
+                .build();
+        var config = new McpTools.Properties(Map.of(
+                "k8s",
+                new McpTools.Server(
+                        URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+                        "/mcp",
+                        Risk.APPROVE,
+                        Duration.ofSeconds(5))));
+        try (McpTools mcp = new McpTools(config, JSON, new OutboundTraceContext(otel))) {
+            var span = otel.getTracer("test")
+                    .spanBuilder("execute_tool k8s_restart_pod")
+                    .startSpan();
+            try (var ignored = span.makeCurrent()) {
+                mcp.tools().getFirst().execute(args("{\"pod\":\"api-7f9\"}"), ctx("r", "c1"));
+            } finally {
+                span.end();
+            }
+            assertThat(traceparentOf.get("tools/call"))
+                    .isEqualTo("00-" + span.getSpanContext().getTraceId() + "-"
+                            + span.getSpanContext().getSpanId() + "-01");
+            assertThat(traceparentOf).as("start-up calls run under no span").doesNotContainKey("initialize");
         }
     }
 }
