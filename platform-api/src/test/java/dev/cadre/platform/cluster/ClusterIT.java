@@ -238,8 +238,17 @@ class ClusterIT {
 
     /** Every run not yet ended with its lease state, and the tail of each instance's log. */
     private String unfinishedRuns() {
-        StringBuilder out = new StringBuilder(
-                "runs not ended (id status owner lease_version lease_until" + " resume_count updated_at):\n");
+        StringBuilder out = new StringBuilder("runs by status:");
+        try (Connection c = pg.connect();
+                ResultSet rs = c.createStatement()
+                        .executeQuery("SELECT status, COUNT(*) FROM cadre_run GROUP BY status ORDER BY status")) {
+            while (rs.next()) {
+                out.append(' ').append(rs.getString(1)).append('=').append(rs.getLong(2));
+            }
+        } catch (Exception e) {
+            out.append(" (could not count: ").append(e).append(')');
+        }
+        out.append("\nruns not ended (id status owner lease_version lease_until resume_count updated_at):\n");
         try (Connection c = pg.connect();
                 ResultSet rs = c.createStatement()
                         .executeQuery(
