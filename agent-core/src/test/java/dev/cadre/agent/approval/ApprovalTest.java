@@ -112,6 +112,36 @@ class ApprovalTest {
     }
 
     @Test
+    void theGateHasTheRequest_beforeAnyoneHearsTheRunIsWaiting() throws Exception {
+        ScriptedModel model = new ScriptedModel(Map.of(
+                "ops",
+                AgentScript.of(
+                        ScriptedTurn.calls(call("restart_service", "{\"service\":\"api\"}")),
+                        ScriptedTurn.text("{{result[0]}}"))));
+        List<String> order = new CopyOnWriteArrayList<>();
+        ApprovalGate gate = request -> {
+            order.add("gate recorded " + request.callId());
+            return CompletableFuture.completedFuture(new ApprovalDecision.Approved("carol"));
+        };
+        // A platform marks the run input-required on this event; its readers must find the approval.
+        dev.cadre.agent.run.RunObserver observer = new dev.cadre.agent.run.RunObserver() {
+            @Override
+            public void onEvent(AgentEvent event) {
+                if (event instanceof AgentEvent.ApprovalRequested r) {
+                    order.add("event for " + r.request().callId());
+                }
+            }
+        };
+
+        try (AgentRunner runner =
+                AgentRunner.builder(tree(model)).approvalGate(gate).build()) {
+            runner.run(RunRequest.of("run-a0", "ops", "fix"), observer);
+        }
+
+        assertThat(order).containsExactly("gate recorded call_1_1", "event for call_1_1");
+    }
+
+    @Test
     void approveCalls_runOneByOne_afterTheConcurrentBatch_neverAlongsideAnotherCall() throws Exception {
         ScriptedModel model = new ScriptedModel(Map.of(
                 "ops",

@@ -803,10 +803,18 @@ public final class AgentExecution {
                 turn.why(),
                 confidence != null && confidence.isNumber() ? confidence.doubleValue() : null,
                 turn.plan());
+        // The gate records the request before anyone hears of it: a reader who sees the run wait
+        // for a human (the event) then always finds the pending approval.
+        java.util.concurrent.CompletableFuture<ApprovalDecision> pending;
+        try {
+            pending = rt.approvals().request(request).toCompletableFuture();
+        } catch (RuntimeException e) {
+            pending = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
         stream.emit(m -> new AgentEvent.ApprovalRequested(m, request));
         ApprovalDecision decision;
         try {
-            decision = rt.approvals().request(request).toCompletableFuture().get();
+            decision = pending.get();
         } catch (ExecutionException e) {
             // A gate that cannot answer leaves the action undecided; undecided never means approved.
             decision = new ApprovalDecision.Expired();
