@@ -52,7 +52,7 @@ public final class PlatformBenchmark {
         boolean quick = options.contains("--quick");
         int runs = intOption(options, "--runs=", quick ? 2 : 5);
         int seconds = intOption(options, "--seconds=", quick ? 2 : 5);
-        int warmup = quick ? 1 : 3;
+        int warmup = quick ? 1 : 4;
         List<String> only = options.stream()
                 .filter(o -> o.startsWith("--only="))
                 .flatMap(o -> Arrays.stream(o.substring(7).split(",")))
@@ -77,6 +77,7 @@ public final class PlatformBenchmark {
         System.out.println(header);
         report.add(header);
         Map<String, List<Figures>> results = new LinkedHashMap<>();
+        Map<String, List<double[]>> cpu = new LinkedHashMap<>();
 
         if (h2 || console) {
             // The embedded default exactly as `README` command one runs it: no datasource flag, the H2
@@ -87,6 +88,7 @@ public final class PlatformBenchmark {
                     ServiceBench s = new ServiceBench(p, "H2", runs, seconds, warmup, null);
                     s.runAll();
                     results.putAll(s.results);
+                    cpu.putAll(s.cpu);
                 }
                 if (console) {
                     ConsoleBench c = new ConsoleBench(p, runs, out);
@@ -99,11 +101,29 @@ public final class PlatformBenchmark {
             }
         }
         if (pg) {
-            results.putAll(postgresAndRedis(out, agents, runs, seconds, warmup));
+            ServiceBench s = postgresAndRedis(out, agents, runs, seconds, warmup);
+            results.putAll(s.results);
+            cpu.putAll(s.cpu);
         }
 
         report.add("");
         report.addAll(tables(results, runs));
+        report.add("");
+        report.add(
+                "| backend | run clients | platform CPU ms per completed run | bench-client CPU ms per run | per run (platform) |");
+        report.add("|---|---:|---:|---:|---|");
+        cpu.forEach((label, values) -> {
+            StringBuilder per = new StringBuilder();
+            values.forEach(v -> per.append(per.isEmpty() ? "" : ", ").append(Measure.fmt("%.1f", v[0])));
+            String[] parts = label.split(" \\| ");
+            report.add(Measure.fmt(
+                    "| %s | %s | %.1f | %.1f | %s |",
+                    parts[0],
+                    parts[1],
+                    Measure.median(values.stream().mapToDouble(v -> v[0]).toArray()),
+                    Measure.median(values.stream().mapToDouble(v -> v[1]).toArray()),
+                    per));
+        });
         String footer = Measure.fmt("load average after: %.2f", Measure.loadAverage());
         report.add("");
         report.add(footer);
@@ -113,12 +133,12 @@ public final class PlatformBenchmark {
         System.out.println("(also in " + out.resolve("platform-benchmark.md") + ")");
     }
 
-    private static Map<String, List<Figures>> postgresAndRedis(Path out, Path agents, int runs, int seconds, int warmup)
+    private static ServiceBench postgresAndRedis(Path out, Path agents, int runs, int seconds, int warmup)
             throws Exception {
         ExternalServices.Postgres platformSchema = ExternalServices.postgres().freshSchema("platform_bench");
         ExternalServices.Postgres directSchema = ExternalServices.postgres().freshSchema("platform_bench_direct");
         ExternalServices.Redis redisAddress = ExternalServices.redis();
-        String platformPrefix = "pbench" + UUID.randomUUID().toString().substring(0, 8);
+        String platformPrefix = "cadre-platform-bench-" + UUID.randomUUID();
         String directPrefix = "pbench-direct:" + UUID.randomUUID();
         RedisClient redis = RedisClient.create(redisAddress.uri());
         try (HikariDataSource pool = TestDatabases.pool(directSchema, 12)) {
@@ -150,14 +170,23 @@ public final class PlatformBenchmark {
                         warmup,
                         new ServiceBench.Baselines(pool, hybrid, raw, directPrefix));
                 s.runAll();
-                return s.results;
+                return s;
             }
         } finally {
-            TestRedis.deletePrefix(redis, directPrefix);
-            TestRedis.deletePrefix(redis, platformPrefix);
-            redis.shutdown();
-            platformSchema.dropSchema();
-            directSchema.dropSchema();
+            // Each clean-up on its own: one failing must not keep the others, or the report, from happening.
+            cleanUp("Redis keys " + directPrefix, () -> TestRedis.deletePrefix(redis, directPrefix));
+            cleanUp("Redis keys " + platformPrefix, () -> TestRedis.deletePrefix(redis, platformPrefix));
+            cleanUp("Redis client", redis::shutdown);
+            cleanUp("schema " + platformSchema.schema(), platformSchema::dropSchema);
+            cleanUp("schema " + directSchema.schema(), directSchema::dropSchema);
+        }
+    }
+
+    private static void cleanUp(String what, Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            System.err.println("could not clean up " + what + ": " + e.getMessage());
         }
     }
 
@@ -181,27 +210,39 @@ public final class PlatformBenchmark {
                     Measure.median(f.stream().mapToDouble(Figures::p50Micros).toArray()) / 1e3,
                     Measure.median(f.stream().mapToDouble(Figures::p99Micros).toArray()) / 1e3));
         }
-        if (results.keySet().stream().anyMatch(k -> k.startsWith("PG+Redis"))) {
-            lines.add("");
-            lines.add("Ratios of throughput, each taken within one run (interleaved slices), median over runs:");
-            lines.add("");
-            lines.add("| ratio (PostgreSQL + Redis) | clients | median | per run |");
-            lines.add("|---|---:|---:|---|");
+        lines.add("");
+        lines.add("Ratios of throughput, each taken within one run (interleaved slices), median over runs:");
+        lines.add("");
+        lines.add("| backend | ratio | clients | median | per run |");
+        lines.add("|---|---|---:|---:|---|");
+        for (String backend : List.of("PG+Redis", "H2")) {
+            if (results.keySet().stream().noneMatch(k -> k.startsWith(backend + " |"))) {
+                continue;
+            }
             for (int clients : ServiceBench.MEMORY_CLIENTS) {
-                ratio(lines, results, ServiceBench.REST_CAS, ServiceBench.DIRECT_CAS, clients);
-                ratio(lines, results, ServiceBench.REST_CAS, ServiceBench.RAW_UPDATE, clients);
-                ratio(lines, results, ServiceBench.DIRECT_CAS, ServiceBench.RAW_UPDATE, clients);
-                ratio(lines, results, ServiceBench.REST_GET, ServiceBench.DIRECT_GET, clients);
-                ratio(lines, results, ServiceBench.REST_GET, ServiceBench.RAW_GET, clients);
+                if (backend.equals("PG+Redis")) {
+                    ratio(lines, results, backend, ServiceBench.REST_CAS, ServiceBench.DIRECT_CAS, clients);
+                    ratio(lines, results, backend, ServiceBench.REST_CAS, ServiceBench.RAW_UPDATE, clients);
+                    ratio(lines, results, backend, ServiceBench.DIRECT_CAS, ServiceBench.RAW_UPDATE, clients);
+                    ratio(lines, results, backend, ServiceBench.REST_GET, ServiceBench.DIRECT_GET, clients);
+                    ratio(lines, results, backend, ServiceBench.REST_GET, ServiceBench.RAW_GET, clients);
+                }
+                ratio(lines, results, backend, ServiceBench.REST_GET, ServiceBench.WHOAMI, clients);
+                ratio(lines, results, backend, ServiceBench.WHOAMI, ServiceBench.LIVENESS, clients);
             }
         }
         return lines;
     }
 
     private static void ratio(
-            List<String> lines, Map<String, List<Figures>> results, String subject, String baseline, int clients) {
-        List<Figures> s = results.get("PG+Redis | " + subject + " | " + clients);
-        List<Figures> b = results.get("PG+Redis | " + baseline + " | " + clients);
+            List<String> lines,
+            Map<String, List<Figures>> results,
+            String backend,
+            String subject,
+            String baseline,
+            int clients) {
+        List<Figures> s = results.get(backend + " | " + subject + " | " + clients);
+        List<Figures> b = results.get(backend + " | " + baseline + " | " + clients);
         double[] ratios = new double[s.size()];
         StringBuilder per = new StringBuilder();
         for (int i = 0; i < s.size(); i++) {
@@ -209,7 +250,8 @@ public final class PlatformBenchmark {
             per.append(per.isEmpty() ? "" : ", ").append(Measure.fmt("%.0f %%", ratios[i] * 100));
         }
         lines.add(Measure.fmt(
-                "| %s / %s | %d | %.0f %% | %s |", subject, baseline, clients, Measure.median(ratios) * 100, per));
+                "| %s | %s / %s | %d | %.0f %% | %s |",
+                backend, subject, baseline, clients, Measure.median(ratios) * 100, per));
     }
 
     // ------------------------------------------------------------------ set-up

@@ -34,6 +34,8 @@ final class ServiceBench {
     static final String RAW_GET = "raw Redis GET (Lettuce, in the bench JVM)";
     static final String DIRECT_GET = "cached get, HybridSharedMemory direct (library, in the bench JVM)";
     static final String REST_GET = "GET over REST (platform)";
+    static final String LIVENESS = "floor: GET /actuator/health/liveness, no key (platform)";
+    static final String WHOAMI = "floor: GET /api/v1/session with the key, auth only (platform)";
 
     /** The PostgreSQL + Redis baselines of MemoryBenchmark, in the bench JVM; null on the embedded default. */
     record Baselines(
@@ -52,7 +54,12 @@ final class ServiceBench {
     /** label → figures of each run; label = backend | operation | clients. */
     final Map<String, List<Figures>> results = new LinkedHashMap<>();
 
+    /** backend | clients → per run {platform CPU ms per completed run, bench client CPU ms per run}. */
+    final Map<String, List<double[]>> cpu = new LinkedHashMap<>();
+
     private final AtomicInteger notCompleted = new AtomicInteger();
+    private final long platformPid;
+    private final String base;
 
     ServiceBench(
             PlatformProcess platform,
@@ -62,6 +69,8 @@ final class ServiceBench {
             int warmup,
             @Nullable Baselines baselines) {
         this.http = new Http(platform.base, PlatformProcess.ADMIN_KEY);
+        this.platformPid = platform.pid();
+        this.base = platform.base;
         this.backend = backend;
         this.runs = runs;
         this.seconds = seconds;
@@ -71,7 +80,9 @@ final class ServiceBench {
 
     void runAll() throws Exception {
         Op run = this::submitAndFollow;
-        // JIT and connection warm-up at every level, discarded.
+        // JIT and connection warm-up, discarded: the platform's JIT needs far longer than the
+        // client's (a first try with 3 s per level saw 1-client throughput rise 4x from run 1 to 4).
+        Measure.runFor(8, run, warmup * 5000L, new Measure.Sample());
         for (int clients : RUN_CLIENTS) {
             Measure.runFor(clients, run, warmup * 1000L, new Measure.Sample());
         }
@@ -79,8 +90,17 @@ final class ServiceBench {
             System.out.println(Measure.fmt("[%s] run %d/%d (load %.2f)", backend, r, runs, Measure.loadAverage()));
             for (int clients : RUN_CLIENTS) {
                 Measure.Sample s = new Measure.Sample();
+                long serverCpu = Measure.cpuTicks(platformPid);
+                long clientCpu = Measure.cpuTicks(ProcessHandle.current().pid());
                 Measure.runFor(clients, run, seconds * 1000L, s);
-                record("runs: POST, follow SSE to the end, GET says completed", clients, s.figures());
+                Figures f = s.figures();
+                record("runs: POST, follow SSE to the end, GET says completed", clients, f);
+                // CPU per completed run, from /proc (10 ms ticks): where the two cores went.
+                cpu.computeIfAbsent(backend + " | " + clients, k -> new ArrayList<>())
+                        .add(new double[] {
+                            (Measure.cpuTicks(platformPid) - serverCpu) * 10.0 / f.count(),
+                            (Measure.cpuTicks(ProcessHandle.current().pid()) - clientCpu) * 10.0 / f.count()
+                        });
             }
             for (int clients : MEMORY_CLIENTS) {
                 Map<String, Op> writes = new LinkedHashMap<>();
@@ -95,6 +115,8 @@ final class ServiceBench {
                     reads.put(DIRECT_GET, directGet(baselines.hybrid(), "dread" + r + "c" + clients, clients));
                 }
                 reads.put(REST_GET, restGet("rread" + r + "c" + clients, clients));
+                reads.put(LIVENESS, plainGet("/actuator/health/liveness", false));
+                reads.put(WHOAMI, plainGet("/api/v1/session", true));
                 Measure.rotate(clients, writes, seconds, 1).forEach((name, f) -> record(name, clients, f));
                 Measure.rotate(clients, reads, seconds, 1).forEach((name, f) -> record(name, clients, f));
             }
@@ -173,6 +195,21 @@ final class ServiceBench {
             Http.Response r = http.get(path(ns, client));
             if (r.status() != 200) {
                 throw new IllegalStateException("GET answered " + r.status() + ": " + r.body());
+            }
+        };
+    }
+
+    /** An HTTP floor beside the memory GET: the same stack without memory, with or without the key. */
+    private Op plainGet(String path, boolean withKey) {
+        java.net.http.HttpRequest request = withKey
+                ? http.request(path).GET().build()
+                : java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path))
+                        .GET()
+                        .build();
+        return client -> {
+            Http.Response r = http.send(request);
+            if (r.status() != 200) {
+                throw new IllegalStateException(path + " answered " + r.status() + ": " + r.body());
             }
         };
     }
