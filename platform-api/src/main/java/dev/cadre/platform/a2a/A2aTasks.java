@@ -173,6 +173,7 @@ class A2aTasks {
 
     private RunRecord await(String taskId, Duration timeout, Predicate<RunRecord> done) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long seen = events.generation();
         RunRecord run = find(taskId);
         while (!done.test(run)) {
             long left = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
@@ -180,11 +181,12 @@ class A2aTasks {
                 return run;
             }
             try {
-                events.awaitAppend(Math.min(left, 500));
+                events.awaitChange(seen, Math.min(left, 500));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return run;
             }
+            seen = events.generation();
             run = find(taskId);
         }
         return run;

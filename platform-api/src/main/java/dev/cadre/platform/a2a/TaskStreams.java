@@ -59,6 +59,8 @@ class TaskStreams implements SmartLifecycle {
         long last = afterSeq;
         long lastWrite = System.currentTimeMillis();
         while (running) {
+            // Taken before the run is read, so the wake-up of a run that ends meanwhile is not lost.
+            long seen = events.generation();
             // Read the run before its events: if it has ended, every event of it is already stored.
             run = tasks.find(taskId);
             List<RunEvents.StoredEvent> batch = events.since(taskId, last, false, BATCH);
@@ -104,7 +106,7 @@ class TaskStreams implements SmartLifecycle {
                 lastWrite = System.currentTimeMillis();
             }
             try {
-                events.awaitAppend(POLL_MILLIS);
+                events.awaitChange(seen, POLL_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

@@ -50,6 +50,8 @@ class RunEventStreams {
         long last = afterSeq;
         try {
             while (!gone.get()) {
+                // Taken before the status, so the wake-up of a run that ends while we read is not lost.
+                long seen = events.generation();
                 // Read the status before the events: if it is terminal, every event is already stored.
                 boolean ended =
                         store.find(runId).map(r -> r.status().terminal()).orElse(true);
@@ -68,7 +70,7 @@ class RunEventStreams {
                     emitter.complete();
                     return;
                 }
-                events.awaitAppend(POLL_MILLIS);
+                events.awaitChange(seen, POLL_MILLIS);
             }
         } catch (IOException | IllegalStateException e) {
             emitter.completeWithError(e);

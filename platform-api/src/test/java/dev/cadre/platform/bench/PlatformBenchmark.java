@@ -1,0 +1,324 @@
+package dev.cadre.platform.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.cadre.memory.HybridSharedMemory;
+import dev.cadre.memory.MemoryOptions;
+import dev.cadre.memory.MemorySchema;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.testing.ExternalServices;
+import dev.cadre.memory.testing.TestDatabases;
+import dev.cadre.memory.testing.TestRedis;
+import dev.cadre.platform.bench.Measure.Figures;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * The platform-api benchmark of docs/benchmarks/service.md and docs/benchmarks/console.md; not a
+ * test. Run it with {@code ./mvnw -B -q -pl platform-api -am -Pbench verify} (see service.md for
+ * the knobs). It starts the packaged jar twice — on the embedded default (H2 file database,
+ * in-process queue, JDBC memory) and on PostgreSQL + Redis — with a zero-latency scripted agent,
+ * and measures over HTTP with the bootstrap admin key:
+ *
+ * <ol>
+ *   <li>runs per second and submit-to-completed latency at 1, 8 and 32 clients;
+ *   <li>shared memory GET and CAS PUT per second over REST, and on PostgreSQL + Redis beside the
+ *       library called directly and the raw PostgreSQL/Redis baselines of MemoryBenchmark;
+ *   <li>the console's run detail page with a 500-node call chain in headless Chromium
+ *       ({@link ConsoleBench}).
+ * </ol>
+ *
+ * <p>Arguments ({@code -Dbench.args="..."}): {@code --quick} (2 runs of 2 s, a smoke test),
+ * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console} (repeatable, comma-separated).
+ */
+public final class PlatformBenchmark {
+
+    static final int CHAIN_WORKERS = 71;
+
+    public static void main(String[] args) throws Exception {
+        List<String> options = Arrays.asList(args);
+        boolean quick = options.contains("--quick");
+        int runs = intOption(options, "--runs=", quick ? 2 : 5);
+        int seconds = intOption(options, "--seconds=", quick ? 2 : 5);
+        int warmup = quick ? 1 : 4;
+        List<String> only = options.stream()
+                .filter(o -> o.startsWith("--only="))
+                .flatMap(o -> Arrays.stream(o.substring(7).split(",")))
+                .toList();
+        boolean h2 = only.isEmpty() || only.contains("h2");
+        boolean pg = only.isEmpty() || only.contains("pg");
+        boolean console = only.isEmpty() || only.contains("console");
+
+        Path out = Path.of("target", "bench").toAbsolutePath();
+        Files.createDirectories(out);
+        Path agents = out.resolve("bench-agents.yaml");
+        Files.writeString(agents, agentsYaml(CHAIN_WORKERS));
+        List<String> report = new ArrayList<>();
+        String header = Measure.fmt(
+                "platform-api benchmark - %s, JDK %s, %d cores, %d runs per median, %d s per measurement, load average before: %.2f",
+                Instant.now(),
+                Runtime.version(),
+                Runtime.getRuntime().availableProcessors(),
+                runs,
+                seconds,
+                Measure.loadAverage());
+        System.out.println(header);
+        report.add(header);
+        Map<String, List<Figures>> results = new LinkedHashMap<>();
+        Map<String, List<double[]>> cpu = new LinkedHashMap<>();
+
+        if (h2 || console) {
+            // The embedded default exactly as `README` command one runs it: no datasource flag, the H2
+            // file under ./data of the working directory (here a fresh target/bench/data).
+            deleteTree(out.resolve("data"));
+            try (PlatformProcess p = PlatformProcess.start("h2", out, agents, List.of(), "1g")) {
+                if (h2) {
+                    ServiceBench s = new ServiceBench(p, "H2", runs, seconds, warmup, null);
+                    s.runAll();
+                    results.putAll(s.results);
+                    cpu.putAll(s.cpu);
+                }
+                if (console) {
+                    ConsoleBench c = new ConsoleBench(p, runs, out);
+                    c.runAll();
+                    report.add("");
+                    report.add("## Console (platform on the embedded default)");
+                    report.add("");
+                    report.addAll(c.report);
+                }
+            }
+        }
+        if (pg) {
+            ServiceBench s = postgresAndRedis(out, agents, runs, seconds, warmup);
+            results.putAll(s.results);
+            cpu.putAll(s.cpu);
+        }
+
+        report.add("");
+        report.addAll(tables(results, runs));
+        report.add("");
+        report.add(
+                "| backend | run clients | platform CPU ms per completed run | bench-client CPU ms per run | per run (platform) |");
+        report.add("|---|---:|---:|---:|---|");
+        cpu.forEach((label, values) -> {
+            StringBuilder per = new StringBuilder();
+            values.forEach(v -> per.append(per.isEmpty() ? "" : ", ").append(Measure.fmt("%.1f", v[0])));
+            String[] parts = label.split(" \\| ");
+            report.add(Measure.fmt(
+                    "| %s | %s | %.1f | %.1f | %s |",
+                    parts[0],
+                    parts[1],
+                    Measure.median(values.stream().mapToDouble(v -> v[0]).toArray()),
+                    Measure.median(values.stream().mapToDouble(v -> v[1]).toArray()),
+                    per));
+        });
+        String footer = Measure.fmt("load average after: %.2f", Measure.loadAverage());
+        report.add("");
+        report.add(footer);
+        Files.write(out.resolve("platform-benchmark.md"), report);
+        System.out.println();
+        report.forEach(System.out::println);
+        System.out.println("(also in " + out.resolve("platform-benchmark.md") + ")");
+    }
+
+    private static ServiceBench postgresAndRedis(Path out, Path agents, int runs, int seconds, int warmup)
+            throws Exception {
+        ExternalServices.Postgres platformSchema = ExternalServices.postgres().freshSchema("platform_bench");
+        ExternalServices.Postgres directSchema = ExternalServices.postgres().freshSchema("platform_bench_direct");
+        ExternalServices.Redis redisAddress = ExternalServices.redis();
+        String platformPrefix = "cadre-platform-bench-" + UUID.randomUUID();
+        String directPrefix = "pbench-direct:" + UUID.randomUUID();
+        RedisClient redis = RedisClient.create(redisAddress.uri());
+        try (HikariDataSource pool = TestDatabases.pool(directSchema, 12)) {
+            MemorySchema.migrate(pool);
+            try (Connection c = pool.getConnection();
+                    Statement st = c.createStatement()) {
+                st.execute(
+                        "CREATE TABLE bench_raw (k VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL, version BIGINT NOT NULL)");
+            }
+            try (SharedMemory hybrid = new HybridSharedMemory(
+                            pool, redis, MemoryOptions.defaults().withRedisPrefix(directPrefix));
+                    StatefulRedisConnection<String, String> raw = redis.connect();
+                    PlatformProcess p = PlatformProcess.start(
+                            "pg-redis",
+                            out,
+                            agents,
+                            List.of(
+                                    "--spring.datasource.url=" + platformSchema.jdbcUrl(),
+                                    "--spring.datasource.username=" + platformSchema.user(),
+                                    "--spring.datasource.password=" + platformSchema.password(),
+                                    "--cadre.redis.url=" + redisAddress.uri(),
+                                    "--cadre.redis.prefix=" + platformPrefix),
+                            "1g")) {
+                ServiceBench s = new ServiceBench(
+                        p,
+                        "PG+Redis",
+                        runs,
+                        seconds,
+                        warmup,
+                        new ServiceBench.Baselines(pool, hybrid, raw, directPrefix));
+                s.runAll();
+                return s;
+            }
+        } finally {
+            // Each clean-up on its own: one failing must not keep the others, or the report, from happening.
+            cleanUp("Redis keys " + directPrefix, () -> TestRedis.deletePrefix(redis, directPrefix));
+            cleanUp("Redis keys " + platformPrefix, () -> TestRedis.deletePrefix(redis, platformPrefix));
+            cleanUp("Redis client", redis::shutdown);
+            cleanUp("schema " + platformSchema.schema(), platformSchema::dropSchema);
+            cleanUp("schema " + directSchema.schema(), directSchema::dropSchema);
+        }
+    }
+
+    private static void cleanUp(String what, Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            System.err.println("could not clean up " + what + ": " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ report
+
+    private static List<String> tables(Map<String, List<Figures>> results, int runs) {
+        List<String> lines = new ArrayList<>();
+        lines.add("## Medians of " + runs + " runs");
+        lines.add("");
+        lines.add("| backend | operation | clients | ops/s | p50 ms | p99 ms |");
+        lines.add("|---|---|---:|---:|---:|---:|");
+        for (var e : results.entrySet()) {
+            List<Figures> f = e.getValue();
+            String[] parts = e.getKey().split(" \\| ");
+            lines.add(Measure.fmt(
+                    "| %s | %s | %s | %.0f | %.2f | %.2f |",
+                    parts[0],
+                    parts[1],
+                    parts[2],
+                    Measure.median(f.stream().mapToDouble(Figures::opsPerSecond).toArray()),
+                    Measure.median(f.stream().mapToDouble(Figures::p50Micros).toArray()) / 1e3,
+                    Measure.median(f.stream().mapToDouble(Figures::p99Micros).toArray()) / 1e3));
+        }
+        lines.add("");
+        lines.add("Ratios of throughput, each taken within one run (interleaved slices), median over runs:");
+        lines.add("");
+        lines.add("| backend | ratio | clients | median | per run |");
+        lines.add("|---|---|---:|---:|---|");
+        for (String backend : List.of("PG+Redis", "H2")) {
+            if (results.keySet().stream().noneMatch(k -> k.startsWith(backend + " |"))) {
+                continue;
+            }
+            for (int clients : ServiceBench.MEMORY_CLIENTS) {
+                if (backend.equals("PG+Redis")) {
+                    ratio(lines, results, backend, ServiceBench.REST_CAS, ServiceBench.DIRECT_CAS, clients);
+                    ratio(lines, results, backend, ServiceBench.REST_CAS, ServiceBench.RAW_UPDATE, clients);
+                    ratio(lines, results, backend, ServiceBench.DIRECT_CAS, ServiceBench.RAW_UPDATE, clients);
+                    ratio(lines, results, backend, ServiceBench.REST_GET, ServiceBench.DIRECT_GET, clients);
+                    ratio(lines, results, backend, ServiceBench.REST_GET, ServiceBench.RAW_GET, clients);
+                }
+                ratio(lines, results, backend, ServiceBench.REST_GET, ServiceBench.WHOAMI, clients);
+                ratio(lines, results, backend, ServiceBench.WHOAMI, ServiceBench.LIVENESS, clients);
+            }
+        }
+        return lines;
+    }
+
+    private static void ratio(
+            List<String> lines,
+            Map<String, List<Figures>> results,
+            String backend,
+            String subject,
+            String baseline,
+            int clients) {
+        List<Figures> s = results.get(backend + " | " + subject + " | " + clients);
+        List<Figures> b = results.get(backend + " | " + baseline + " | " + clients);
+        double[] ratios = new double[s.size()];
+        StringBuilder per = new StringBuilder();
+        for (int i = 0; i < s.size(); i++) {
+            ratios[i] = s.get(i).opsPerSecond() / b.get(i).opsPerSecond();
+            per.append(per.isEmpty() ? "" : ", ").append(Measure.fmt("%.0f %%", ratios[i] * 100));
+        }
+        lines.add(Measure.fmt(
+                "| %s | %s / %s | %d | %.0f %% | %s |",
+                backend, subject, baseline, clients, Measure.median(ratios) * 100, per));
+    }
+
+    // ------------------------------------------------------------------ set-up
+
+    /**
+     * Zero-latency scripted agents: {@code bench-echo} answers in one model call; {@code
+     * chain-orchestrator} delegates to {@code workers} workers in one turn, each of which calls
+     * {@code memory_get} three times and answers: 3 + 7 x workers nodes (71 workers: 500).
+     */
+    static String agentsYaml(int workers) {
+        StringBuilder calls = new StringBuilder();
+        for (int i = 0; i < workers; i++) {
+            calls.append("          - {name: chain-worker, arguments: {task: \"check shard ")
+                    .append(i)
+                    .append("\"}}\n");
+        }
+        return """
+                # Written by PlatformBenchmark: zero-latency scripted agents for the platform benchmark.
+                agents:
+                  - name: bench-echo
+                    description: Answers at once with no model latency. Service benchmark agent.
+                    model: scripted:default
+                    budget: {maxIterations: 2, maxTokens: 20000, timeout: 1m}
+                  - name: chain-orchestrator
+                    description: Delegates to %d workers in one turn. Console benchmark agent.
+                    model: scripted:default
+                    workers: [chain-worker]
+                    budget: {maxIterations: 3, maxTokens: 5000000, timeout: 5m}
+                  - name: chain-worker
+                    description: Reads three shared-memory entries, then answers. Console benchmark worker.
+                    model: scripted:default
+                    tools: [memory_get]
+                    budget: {maxIterations: 3, maxTokens: 20000, timeout: 2m}
+                scripts:
+                  bench-echo:
+                    turns:
+                      - text: "ok {{input}}"
+                  chain-orchestrator:
+                    turns:
+                      - toolCalls:
+                %s      - text: all shards checked
+                  chain-worker:
+                    turns:
+                      - toolCalls:
+                          - {name: memory_get, arguments: {namespace: bench, key: a}}
+                          - {name: memory_get, arguments: {namespace: bench, key: b}}
+                          - {name: memory_get, arguments: {namespace: bench, key: c}}
+                      - text: shard fine
+                """.formatted(workers, calls);
+    }
+
+    private static int intOption(List<String> options, String prefix, int fallback) {
+        return options.stream()
+                .filter(o -> o.startsWith(prefix))
+                .map(o -> Integer.parseInt(o.substring(prefix.length())))
+                .findFirst()
+                .orElse(fallback);
+    }
+
+    private static void deleteTree(Path dir) throws Exception {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

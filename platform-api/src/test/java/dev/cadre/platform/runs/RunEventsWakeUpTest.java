@@ -1,0 +1,55 @@
+package dev.cadre.platform.runs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The wake-up a stream reader relies on when a run ends: a signal that comes after the reader took
+ * the generation but before it waits must not be lost (the benchmark saw such streams end a whole
+ * poll interval, 1 s, late).
+ */
+class RunEventsWakeUpTest {
+
+    // The wake-up logic touches neither the database nor JSON.
+    private final RunEvents events = new RunEvents(null, null, null);
+
+    @Test
+    void awaitChange_returnsAtOnce_whenASignalCameAfterTheGenerationWasTaken() throws InterruptedException {
+        long seen = events.generation();
+        events.signal(); // e.g. the run ended while the reader was sending its events
+
+        long t0 = System.nanoTime();
+        events.awaitChange(seen, 5_000);
+
+        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1_000);
+    }
+
+    @Test
+    void awaitChange_waitsUpToItsTimeout_whenNothingHappened() throws InterruptedException {
+        long seen = events.generation();
+
+        long t0 = System.nanoTime();
+        events.awaitChange(seen, 200);
+
+        assertThat((System.nanoTime() - t0) / 1_000_000).isGreaterThanOrEqualTo(190);
+    }
+
+    @Test
+    void awaitChange_wakesUp_whenSignalledWhileWaiting() throws InterruptedException {
+        long seen = events.generation();
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            events.signal();
+        });
+
+        long t0 = System.nanoTime();
+        events.awaitChange(seen, 5_000);
+
+        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(2_000);
+    }
+}
