@@ -32,6 +32,11 @@ final class StorageUnavailable {
                     || t instanceof SQLTransientConnectionException) {
                 return true;
             }
+            // HikariCP's proxy of a connection it already evicted as broken, e.g. in a rollback after
+            // the connection failed mid-transaction (Spring then throws the rollback's exception).
+            if (t instanceof SQLException sql && "Connection is closed".equals(sql.getMessage())) {
+                return true;
+            }
             // SQLSTATE class 08: connection exception; 57P01-03: the server is shutting down or starting.
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 String state = sql.getSQLState();

@@ -50,6 +50,15 @@ class StorageUnavailableTest {
     }
 
     @Test
+    void aFailedRollbackOnAConnectionThePoolClosed_is503() {
+        // what Spring throws when the connection broke mid-transaction: the rollback's exception
+        var e = new org.springframework.orm.jpa.JpaSystemException(new RuntimeException(
+                "Unable to rollback against JDBC Connection", new SQLException("Connection is closed")));
+
+        assertUnavailable(new ApiExceptionHandler().unexpected(e, request));
+    }
+
+    @Test
     void anyOtherFailure_staysA500WithAnIncident() {
         ResponseEntity<ProblemDetail> r =
                 new ApiExceptionHandler().unexpected(new SQLException("syntax error", "42601"), request);
