@@ -7,7 +7,7 @@
 # platform-api/target/faults/report.md; exits non-zero when a bar fails.
 #
 # Usage: deploy/faults/run-fault-suite.sh [-Dfaults.appenders=4] [-Dfaults.submit-every-ms=300]
-#                                        [-Dfaults.outage-seconds=12]
+#                                        [-Dfaults.outage-seconds=12] [-Dfaults.pg-outage-seconds=40]
 # Needs: JDK 21+ (JAVA_HOME), PostgreSQL server binaries (FAULTS_PG_BIN, default
 # /usr/lib/postgresql/15/bin; run as root they are started as user postgres), redis-server on PATH.
 # Takes about 6-8 minutes on 2 cores.

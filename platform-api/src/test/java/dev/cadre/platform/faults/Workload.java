@@ -59,6 +59,8 @@ final class Workload {
         final AtomicLong noAnswer = new AtomicLong();
         final AtomicLong notProblemDetails = new AtomicLong();
         final AtomicLong slowestErrorMillis = new AtomicLong();
+        final AtomicLong slowestMillis = new AtomicLong();
+        final AtomicLong slowerThan5s = new AtomicLong();
         final Map<Integer, AtomicLong> byStatus = new ConcurrentSkipListMap<>();
         final Queue<String> samples = new ConcurrentLinkedQueue<>();
 
@@ -226,6 +228,10 @@ final class Workload {
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             long millis = (System.nanoTime() - t0) / 1_000_000;
+            e.slowestMillis.accumulateAndGet(millis, Math::max);
+            if (millis > 5_000) {
+                e.slowerThan5s.incrementAndGet();
+            }
             String type = r.headers().firstValue("Content-Type").orElse("");
             Reply reply = new Reply(
                     r.statusCode(),
