@@ -584,7 +584,7 @@ public final class FaultSuite {
         Set<String> seen = health.computeIfAbsent(name, n -> java.util.concurrent.ConcurrentHashMap.newKeySet());
         while (System.nanoTime() < end) {
             for (PlatformProcess p : instances) {
-                Workload.Reply r = workload.send(p.port(), "GET", "/actuator/health", null, Map.of());
+                Workload.Reply r = workload.probe(p.port(), "/actuator/health");
                 String body = r.body().replaceAll("\\s+", "");
                 seen.add(p.name() + " " + r.status() + " " + (body.length() > 120 ? body.substring(0, 120) : body));
             }

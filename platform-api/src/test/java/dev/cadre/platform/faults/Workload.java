@@ -213,11 +213,23 @@ final class Workload {
     // ---- HTTP ----------------------------------------------------------------------------------
 
     Reply send(int port, String method, String path, String body, Map<String, String> headers) {
+        return send(port, method, path, body, headers, true);
+    }
+
+    /** Without the API key, as a load balancer's or Kubernetes' health probe asks. */
+    Reply probe(int port, String path) {
+        return send(port, "GET", path, null, Map.of(), false);
+    }
+
+    private Reply send(
+            int port, String method, String path, String body, Map<String, String> headers, boolean withKey) {
         PhaseErrors e = errors(phase.get());
         e.requests.incrementAndGet();
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(CLIENT_TIMEOUT)
-                .header("Authorization", "Bearer " + Api.ADMIN_KEY);
+                .timeout(CLIENT_TIMEOUT);
+        if (withKey) {
+            b.header("Authorization", "Bearer " + Api.ADMIN_KEY);
+        }
         headers.forEach(b::header);
         if (body != null) {
             b.header("Content-Type", "application/json");
@@ -231,6 +243,7 @@ final class Workload {
             e.slowestMillis.accumulateAndGet(millis, Math::max);
             if (millis > 5_000) {
                 e.slowerThan5s.incrementAndGet();
+                sample(e, "slow: " + method + " " + path + " -> " + r.statusCode() + " after " + millis + " ms");
             }
             String type = r.headers().firstValue("Content-Type").orElse("");
             Reply reply = new Reply(
@@ -270,7 +283,7 @@ final class Workload {
     }
 
     private static void sample(PhaseErrors e, String line) {
-        if (e.samples.size() < 12) {
+        if (e.samples.size() < 20) {
             e.samples.add(line);
         }
     }
