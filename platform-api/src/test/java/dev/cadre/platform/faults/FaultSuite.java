@@ -586,7 +586,8 @@ public final class FaultSuite {
             for (PlatformProcess p : instances) {
                 Workload.Reply r = workload.probe(p.port(), "/actuator/health");
                 String body = r.body().replaceAll("\\s+", "");
-                seen.add(p.name() + " " + r.status() + " " + (body.length() > 120 ? body.substring(0, 120) : body));
+                seen.add(p.name() + " " + r.status() + " " + (body.length() > 120 ? body.substring(0, 120) : body)
+                        + (r.millis() > 5_000 ? " (after " + r.millis() / 1000 + " s)" : ""));
             }
             Thread.sleep(1_000);
         }
