@@ -234,6 +234,7 @@ public final class FaultSuite {
         record RunRow(String id, String agent, String status, String category, String code, int resumes) {}
         Map<String, RunRow> rows = new HashMap<>();
         Map<String, Long> effects = new HashMap<>();
+        Set<String> effectFailedVisibly = new HashSet<>();
         Map<String, Set<String>> values = new HashMap<>();
         Map<String, Long> duplicatesInValue = new HashMap<>();
         try (Connection c = pg.connect()) {
@@ -250,6 +251,14 @@ public final class FaultSuite {
                                     rs.getString(4),
                                     rs.getString(5),
                                     rs.getInt(6)));
+                }
+            }
+            // A run whose memory_put failed visibly: the model read the tool's failure (the scripted
+            // worker then says "done" anyway). Not a silent loss; reported apart.
+            try (ResultSet rs = c.createStatement()
+                    .executeQuery("SELECT id FROM cadre_run WHERE checkpoint LIKE '%tool memory_put failed%'")) {
+                while (rs.next()) {
+                    effectFailedVisibly.add(rs.getString(1));
                 }
             }
             try (ResultSet rs = c.createStatement()
@@ -286,12 +295,14 @@ public final class FaultSuite {
                 + " errors (refused · HTTP errors by status · not problem+json · no answer in 60 s) |\n");
         table.append("|---|---|---|---|---|---|\n");
         long totalLost = 0, totalAcked = 0, totalRunsLost = 0, totalStuck = 0, totalDoubled = 0, totalMissing = 0;
+        long totalVisiblyFailed = 0;
         long totalWrong = 0, totalNotProblem = 0, totalNoAnswer = 0, totalDup = 0;
         List<String> wrongDetails = new ArrayList<>();
         for (String ph : phases) {
             long[] ap = byPhase.getOrDefault(ph, new long[2]);
             long dup = duplicatesInValue.getOrDefault(Workload.entryKey(ph), 0L);
             long accepted = 0, lost = 0, stuck = 0, once = 0, doubled = 0, missing = 0, expected = 0, wrong = 0;
+            long visiblyFailed = 0;
             for (Workload.Run run : workload.runs.values()) {
                 if (!run.phase().equals(ph)) {
                     continue;
@@ -315,6 +326,10 @@ public final class FaultSuite {
                             once++;
                         } else if (n > 1) {
                             doubled++;
+                        } else if (effectFailedVisibly.contains(run.id())) {
+                            visiblyFailed++;
+                            wrongDetails.add(run.id() + " (" + run.agent() + ", " + ph + ") completed; its memory_put"
+                                    + " failed and the model was told (tool result EXECUTION_ERROR), no effect");
                         } else {
                             missing++;
                         }
@@ -371,6 +386,7 @@ public final class FaultSuite {
             totalStuck += stuck;
             totalDoubled += doubled;
             totalMissing += missing;
+            totalVisiblyFailed += visiblyFailed;
             totalWrong += wrong;
             totalNotProblem += e.notProblemDetails.get();
             totalNoAnswer += e.noAnswer.get();
@@ -402,8 +418,9 @@ public final class FaultSuite {
                 totalRunsLost == 0 && totalStuck == 0 && orphansStuck == 0);
         bars.put(
                 String.format(
-                        "zero side effects doubled (%d doubled, %d completed runs without their effect)",
-                        totalDoubled, totalMissing),
+                        "zero side effects doubled (%d doubled; %d completed runs without their effect and"
+                                + " without a failure the model was told of; %d whose memory_put failed visibly)",
+                        totalDoubled, totalMissing, totalVisiblyFailed),
                 totalDoubled == 0 && totalMissing == 0);
         bars.put(String.format("every failure carries the expected category (%d wrong)", totalWrong), totalWrong == 0);
         bars.put(
