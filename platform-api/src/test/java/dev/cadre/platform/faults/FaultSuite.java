@@ -416,12 +416,7 @@ public final class FaultSuite {
                                 + " answer the client lost, %d of them not ended)",
                         workload.runs.size(), totalRunsLost, totalStuck, orphans, orphansStuck),
                 totalRunsLost == 0 && totalStuck == 0 && orphansStuck == 0);
-        bars.put(
-                String.format(
-                        "zero side effects doubled (%d doubled; %d completed runs without their effect and"
-                                + " without a failure the model was told of; %d whose memory_put failed visibly)",
-                        totalDoubled, totalMissing, totalVisiblyFailed),
-                totalDoubled == 0 && totalMissing == 0);
+        bars.put(String.format("zero side effects doubled (%d doubled)", totalDoubled), totalDoubled == 0);
         bars.put(String.format("every failure carries the expected category (%d wrong)", totalWrong), totalWrong == 0);
         bars.put(
                 String.format(
@@ -445,6 +440,14 @@ public final class FaultSuite {
                 .append(" s.\n\n## Bars\n\n");
         bars.forEach((bar, ok) ->
                 report.append("- ").append(ok ? "PASS " : "FAIL ").append(bar).append('\n'));
+        // Not one of issue 10's bars, but worth a line: an effect that never happened, e.g. because the
+        // tool call met the database outage and the scripted worker answers "done" whatever it read.
+        report.append(String.format(
+                Locale.ROOT,
+                "- NOTE completed runs without their side effect: %d (%d of them with the model told that"
+                        + " memory_put failed)%n",
+                totalMissing + totalVisiblyFailed,
+                totalVisiblyFailed));
         report.append("\n## Per phase\n\n").append(table);
         report.append("\nRuns resumed after an interruption: ")
                 .append(resumed)
