@@ -38,6 +38,9 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisRunQueue.class);
     private static final String FIELD = "run";
 
+    /** Limit of one command on the shared connection; a healthy Redis answers in milliseconds. */
+    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
     private final RedisClient client;
     private final String stream;
     private final String group;
@@ -71,6 +74,10 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
         this.maxConcurrent = maxConcurrent;
         this.slots = new Semaphore(maxConcurrent, true);
         this.commands = client.connect();
+        // Lettuce's default (60 s, commands queued while reconnecting) made every submission wait for
+        // a Redis outage to end (fault suite, docs/reliability.md); failing fast lets enqueue() fall
+        // back to running the run here.
+        this.commands.setTimeout(COMMAND_TIMEOUT);
         this.reader = Thread.ofPlatform().daemon().name("cadre-run-reader").start(this::readLoop);
     }
 

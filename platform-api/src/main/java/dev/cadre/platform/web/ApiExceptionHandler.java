@@ -69,6 +69,10 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e, HttpServletRequest request) {
+        if (StorageUnavailable.causedBy(e)) {
+            log.warn("Storage unavailable on {} {}: {}", request.getMethod(), request.getRequestURI(), e.toString());
+            return StorageUnavailable.response();
+        }
         String incident = UUID.randomUUID().toString();
         log.error("Unexpected error {} on {} {}", incident, request.getMethod(), request.getRequestURI(), e);
         ProblemDetail pd = Problems.of(

@@ -22,6 +22,10 @@ class ProblemErrorController implements ErrorController {
             produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE, MediaType.ALL_VALUE
             })
     ResponseEntity<ProblemDetail> error(HttpServletRequest request) {
+        if (request.getAttribute(RequestDispatcher.ERROR_EXCEPTION) instanceof Throwable e
+                && StorageUnavailable.causedBy(e)) {
+            return StorageUnavailable.response(); // e.g. the API-key lookup of the security filter
+        }
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         HttpStatus status = code instanceof Integer i && HttpStatus.resolve(i) != null
                 ? HttpStatus.valueOf(i)

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.platform.support.Api;
-import java.io.File;
+import dev.cadre.platform.support.PlatformProcess;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -35,11 +34,11 @@ class ClusterIT {
     private final ExternalServices.Postgres pg = ExternalServices.postgres().freshSchema("cluster_it");
     private final ExternalServices.Redis redis = ExternalServices.redis();
     private final String prefix = "cit" + UUID.randomUUID().toString().substring(0, 8);
-    private final List<Process> processes = new ArrayList<>();
+    private final List<PlatformProcess> processes = new ArrayList<>();
 
     @AfterEach
     void tearDown() {
-        processes.forEach(Process::destroyForcibly);
+        processes.forEach(PlatformProcess::destroy);
         pg.dropSchema();
     }
 
@@ -63,15 +62,13 @@ class ClusterIT {
                             arguments: {namespace: effects, key: "{{input}}", value: {done: true}, expectedVersion: 0}
                       - text: "done {{input}}"
                 """);
-        int portA = freePort();
-        int portB = freePort();
         long t0 = System.nanoTime();
-        Process a = start("a", portA, agents);
-        Process b = start("b", portB, agents);
-        Api apiA = new Api(portA);
-        Api apiB = new Api(portB);
-        awaitHealthy(apiA, a, "a");
-        awaitHealthy(apiB, b, "b");
+        PlatformProcess a = start("a", agents);
+        PlatformProcess b = start("b", agents);
+        Api apiA = a.api();
+        Api apiB = b.api();
+        a.awaitHealthy(Duration.ofSeconds(300));
+        b.awaitHealthy(Duration.ofSeconds(300));
         long started = System.nanoTime();
 
         // Submit from a client thread while instance a is killed midway: a's share then goes to b.
@@ -110,7 +107,7 @@ class ClusterIT {
                 this::unfinishedRuns);
         String followed = pickUnfinished(submittedToA);
         aDead.set(true);
-        a.destroyForcibly().waitFor();
+        a.kill();
         long killed = System.nanoTime();
         long completedAtKill = countStatus("completed");
         long submitted = submitting.get(120, java.util.concurrent.TimeUnit.SECONDS);
@@ -167,59 +164,25 @@ class ClusterIT {
         System.out.println(timings);
     }
 
-    private Process start(String name, int port, Path agents) throws IOException {
-        File jar = Files.list(Path.of("target"))
-                .filter(p -> p.getFileName().toString().matches("platform-api-.*\\.jar")
-                        && !p.getFileName().toString().contains("original")
-                        && !p.getFileName().toString().contains("tests"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError(
-                        "the packaged jar is missing: run `./mvnw verify` (package precedes integration tests)"))
-                .toFile();
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = List.of(
-                java,
-                "-Xmx384m",
-                "-jar",
-                jar.getAbsolutePath(),
-                "--server.port=" + port,
-                "--spring.datasource.url=" + pg.jdbcUrl(),
-                "--spring.datasource.username=" + pg.user(),
-                "--spring.datasource.password=" + pg.password(),
-                "--cadre.redis.url=" + redis.uri(),
-                "--cadre.redis.prefix=" + prefix,
-                "--cadre.instance-id=" + name,
-                "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
-                "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
-                "--cadre.runs.lease-ttl=PT3S",
-                "--cadre.runs.heartbeat-interval=PT1S",
-                "--cadre.runs.sweep-interval=PT1S",
-                "--cadre.runs.max-concurrent=32");
-        Process p = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(OUT.resolve("instance-" + name + ".log").toFile())
-                .start();
+    private PlatformProcess start(String name, Path agents) throws IOException {
+        PlatformProcess p = PlatformProcess.start(
+                name,
+                PlatformProcess.freePort(),
+                OUT,
+                List.of(
+                        "--spring.datasource.url=" + pg.jdbcUrl(),
+                        "--spring.datasource.username=" + pg.user(),
+                        "--spring.datasource.password=" + pg.password(),
+                        "--cadre.redis.url=" + redis.uri(),
+                        "--cadre.redis.prefix=" + prefix,
+                        "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
+                        "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
+                        "--cadre.runs.lease-ttl=PT3S",
+                        "--cadre.runs.heartbeat-interval=PT1S",
+                        "--cadre.runs.sweep-interval=PT1S",
+                        "--cadre.runs.max-concurrent=32"));
         processes.add(p);
         return p;
-    }
-
-    private static void awaitHealthy(Api api, Process p, String name) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!p.isAlive()) {
-                throw new AssertionError(
-                        "instance " + name + " exited; see target/cluster-it/instance-" + name + ".log");
-            }
-            try {
-                if (api.get("/actuator/health", null).status() == 200) {
-                    return;
-                }
-            } catch (IllegalStateException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("instance " + name + " not healthy within 300 s");
     }
 
     private String pickUnfinished(List<String> ids) throws Exception {
@@ -262,15 +225,9 @@ class ClusterIT {
         } catch (Exception e) {
             out.append("(could not read runs: ").append(e).append(")\n");
         }
-        for (String name : List.of("a", "b")) {
-            try {
-                List<String> lines = Files.readAllLines(OUT.resolve("instance-" + name + ".log"));
-                out.append("--- last lines of instance ").append(name).append(" ---\n");
-                lines.subList(Math.max(0, lines.size() - 30), lines.size())
-                        .forEach(l -> out.append(l).append('\n'));
-            } catch (IOException e) {
-                out.append("(no log for instance ").append(name).append(")\n");
-            }
+        for (PlatformProcess p : processes) {
+            out.append("--- last lines of instance ").append(p.name()).append(" ---\n");
+            out.append(p.logTail(30)).append('\n');
         }
         return out.toString();
     }
@@ -319,12 +276,6 @@ class ClusterIT {
                 throw new AssertionError("condition not reached within " + max + "\n" + diagnosis.get());
             }
             Thread.sleep(100);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }
