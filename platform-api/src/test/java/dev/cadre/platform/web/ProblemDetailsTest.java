@@ -76,4 +76,12 @@ class ProblemDetailsTest {
         assertThat(r.status()).isIn(403, 405);
         assertThat(r.header("Content-Type")).startsWith("application/problem+json");
     }
+
+    @Test
+    void problemExtensions_cannotReplaceTheStandardMembers() {
+        var problem = new ApiProblem(org.springframework.http.HttpStatus.CONFLICT, "conflict", "Conflict", "x");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> problem.with("status", "approved"))
+                .withMessageContaining("status");
+    }
 }
