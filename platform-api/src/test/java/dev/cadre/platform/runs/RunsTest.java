@@ -154,4 +154,16 @@ class RunsTest {
         assertThat(r.json().get("runStatus").asString()).isEqualTo("completed");
         assertThat(r.body().split("\"status\"", -1)).hasSize(2);
     }
+
+    @Test
+    void submit_asMultipart_isA415Problem_notA500() {
+        var r = api.send(
+                "POST",
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                "{\"agent\":\"probe-a\",\"input\":\"x\"}",
+                Map.of("Content-Type", "multipart/form-data"));
+        assertThat(r.status()).as(r.body()).isEqualTo(415);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+    }
 }
