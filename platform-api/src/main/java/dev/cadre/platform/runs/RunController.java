@@ -32,6 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
 @RequestMapping("/api/v1/runs")
 class RunController {
 
+    private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
     private final RunService runs;
     private final RunEventStreams streams;
     private final JsonMapper json;
@@ -157,12 +160,19 @@ class RunController {
         if (value == null || value.isBlank()) {
             return null;
         }
+        Instant instant;
         try {
-            return Instant.parse(value);
+            instant = Instant.parse(value);
         } catch (DateTimeParseException e) {
             throw ApiProblem.badField(name, "'" + value + "' is not an ISO-8601 instant such as 2026-12-01T00:00:00Z")
                     .with("parameter", name);
         }
+        // Instant reaches ±1e9 years; a database timestamp (epoch millis on the way) does not.
+        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+            throw ApiProblem.badField(name, "'" + value + "' is outside the years 0001 to 9999")
+                    .with("parameter", name);
+        }
+        return instant;
     }
 
     RunView view(RunRecord r) {

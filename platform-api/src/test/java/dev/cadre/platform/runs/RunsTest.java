@@ -166,4 +166,12 @@ class RunsTest {
         assertThat(r.status()).as(r.body()).isEqualTo(415);
         assertThat(r.header("Content-Type")).startsWith("application/problem+json");
     }
+
+    @Test
+    void list_fromAnInstantNoDatabaseCanStore_isA400NamingIt() {
+        var r = api.get("/api/v1/runs?from=-999999999-01-01T00:00:00Z", Api.ADMIN_KEY);
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.json().get("field").asString()).isEqualTo("from");
+        assertThat(r.json().get("detail").asString()).contains("0001 to 9999");
+    }
 }
