@@ -35,10 +35,20 @@ class AlertmanagerController {
         if (!payload.isObject() || !payload.path("alerts").isArray()) {
             throw ApiProblem.badField("alerts", "an Alertmanager webhook payload (version 4) with an 'alerts' list");
         }
+        int i = 0;
         for (JsonNode alert : payload.path("alerts")) {
             if (!alert.path("labels").isObject()) {
                 throw ApiProblem.badField("alerts[].labels", "every alert needs its labels");
             }
+            for (var label : alert.path("labels").properties()) {
+                if (!label.getValue().isString()) {
+                    throw ApiProblem.badField(
+                            "alerts[" + i + "].labels." + label.getKey(),
+                            "label values are strings, was "
+                                    + label.getValue().getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            i++;
         }
         return intake.accept(payload, principal == null ? "alertmanager" : principal.name());
     }
