@@ -66,6 +66,19 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return Problems.response(pd);
     }
 
+    /**
+     * A chunked body that outgrows {@code cadre.http.max-body-bytes} while a handler reads it
+     * itself (the A2A endpoint does); a declared length over the limit never gets this far.
+     */
+    @ExceptionHandler(RequestSizeLimitFilter.BodyTooLargeException.class)
+    ResponseEntity<ProblemDetail> bodyTooLarge(RequestSizeLimitFilter.BodyTooLargeException e) {
+        return Problems.response(Problems.of(
+                HttpStatus.CONTENT_TOO_LARGE,
+                "body-too-large",
+                "Request body too large",
+                "the request body exceeds the limit (cadre.http.max-body-bytes)"));
+    }
+
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
         ProblemDetail pd = Problems.of(
