@@ -5,6 +5,7 @@ import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -30,7 +31,7 @@ class AlertmanagerController {
         this.intake = new AlertmanagerIntake(incidents, runs, json, agent);
     }
 
-    @PostMapping("/api/v1/integrations/alertmanager")
+    @PostMapping(value = "/api/v1/integrations/alertmanager", produces = MediaType.APPLICATION_JSON_VALUE)
     ObjectNode receive(@RequestBody JsonNode payload, @AuthenticationPrincipal CadrePrincipal principal) {
         if (!payload.isObject() || !payload.path("alerts").isArray()) {
             throw ApiProblem.badField("alerts", "an Alertmanager webhook payload (version 4) with an 'alerts' list");

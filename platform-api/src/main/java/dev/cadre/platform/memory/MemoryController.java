@@ -92,7 +92,10 @@ class MemoryController {
         return ResponseEntity.ok().eTag(etag).body(view(entry));
     }
 
-    @PutMapping(value = "/{namespace}/{key}", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PutMapping(
+            value = "/{namespace}/{key}",
+            consumes = MediaType.APPLICATION_JSON_VALUE,
+            produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> put(
             @PathVariable String namespace,
             @PathVariable String key,

@@ -81,7 +81,7 @@ class RunController {
 
     record RunPage(List<RunView> items, long total, int offset, int limit) {}
 
-    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> submit(
             @RequestBody SubmitRunRequest body,
             @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
@@ -126,7 +126,7 @@ class RunController {
         return new RunPage(runs.list(query).stream().map(this::view).toList(), runs.count(query), offset, limit);
     }
 
-    @PostMapping("/{id}/cancel")
+    @PostMapping(value = "/{id}/cancel", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> cancel(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(view(runs.cancel(id, caller.name())));
     }

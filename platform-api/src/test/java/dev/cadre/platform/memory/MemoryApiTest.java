@@ -225,4 +225,17 @@ class MemoryApiTest {
         assertThat(data.get(1)).contains("\"version\":2").doesNotContain("other");
         assertThat(lines).anyMatch(l -> l.startsWith("id:"));
     }
+
+    @Test
+    void aWriteWhoseAnswerTheClientWillNotAccept_isRefusedBeforeWriting() {
+        var r = api.send(
+                "PUT",
+                "/api/v1/memory/accept-check/k",
+                Api.ADMIN_KEY,
+                "{\"a\":1}",
+                java.util.Map.of("If-None-Match", "*", "Accept", "text/html"));
+        assertThat(r.status()).as(r.body()).isEqualTo(406);
+        assertThat(api.get("/api/v1/memory/accept-check/k", Api.ADMIN_KEY).status())
+                .isEqualTo(404);
+    }
 }

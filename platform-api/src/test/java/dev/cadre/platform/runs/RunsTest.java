@@ -174,4 +174,23 @@ class RunsTest {
         assertThat(r.json().get("field").asString()).isEqualTo("from");
         assertThat(r.json().get("detail").asString()).contains("0001 to 9999");
     }
+
+    @Test
+    void submit_withAnAcceptItCannotAnswer_isRefusedBeforeTheRunExists() {
+        String input = "accept check " + java.util.UUID.randomUUID();
+        var r = api.send(
+                "POST",
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                Api.json(Map.of("agent", "probe-a", "input", input)),
+                Map.of("Accept", "text/html"));
+        assertThat(r.status()).as(r.body()).isEqualTo(406);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        // Before the fix the run was created and only the answer failed.
+        assertThat(api.get("/api/v1/runs?q=" + input.replace(" ", "+"), Api.ADMIN_KEY)
+                        .json()
+                        .get("total")
+                        .asLong())
+                .isZero();
+    }
 }
