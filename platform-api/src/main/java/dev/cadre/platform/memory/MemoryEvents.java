@@ -51,6 +51,15 @@ class MemoryEvents {
         emitter.onTimeout(close);
         emitter.onError(e -> close.run());
         heartbeat.register(emitter, close);
+        try {
+            // Sends the response head now: a quiet namespace would otherwise keep the client
+            // waiting for the status line until the first change or heartbeat (15 s).
+            emitter.send(SseEmitter.event().comment("subscribed"));
+        } catch (IOException e) {
+            close.run();
+            emitter.completeWithError(e);
+            return emitter;
+        }
         subscription.set(memory.subscribe(fromCursor, change -> send(emitter, namespace, change, close)));
         return emitter;
     }

@@ -238,4 +238,18 @@ class MemoryApiTest {
         assertThat(api.get("/api/v1/memory/accept-check/k", Api.ADMIN_KEY).status())
                 .isEqualTo(404);
     }
+
+    @Test
+    void eventStream_opensAtOnce_evenWhenNothingChanges() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/api/v1/memory/quiet-" + ns + "/events"))
+                .header("Authorization", "Bearer " + Api.ADMIN_KEY)
+                .timeout(Duration.ofSeconds(5)) // the heartbeat comes after 15 s
+                .build();
+        var response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofInputStream());
+        try (var body = response.body()) {
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+        }
+    }
 }
