@@ -1,5 +1,6 @@
 package dev.cadre.platform.web;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,6 +43,7 @@ final class FuzzHttp implements AutoCloseable {
             Map<String, String> headers,
             byte @Nullable [] body,
             boolean raw,
+            boolean chunked,
             @Nullable String memoryTarget) {}
 
     /** A response, headers keyed in lower case, body decoded as UTF-8 (at most {@link #MAX_BODY} bytes). */
@@ -91,11 +93,15 @@ final class FuzzHttp implements AutoCloseable {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + r.path()))
                     .timeout(TIMEOUT);
             r.headers().forEach(b::header);
+            byte[] body = r.body();
             b.method(
                     r.method(),
-                    r.body() == null
+                    body == null
                             ? HttpRequest.BodyPublishers.noBody()
-                            : HttpRequest.BodyPublishers.ofByteArray(r.body()));
+                            : r.chunked()
+                                    // unknown length: sent chunked, no Content-Length to refuse up front
+                                    ? HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))
+                                    : HttpRequest.BodyPublishers.ofByteArray(body));
             return b.build();
         } catch (IllegalArgumentException refused) {
             return null;

@@ -721,10 +721,14 @@ final class FuzzRequests {
             h.put("X-Huge", "h".repeat(9000));
             m.add("huge-header");
         }
+        boolean chunked = body != null && !raw && rnd.nextInt(15) == 0;
+        if (chunked) {
+            m.add("chunked");
+        }
         if (m.isEmpty()) {
             m.add("valid-shape");
         }
-        return new FuzzHttp.Request(family, String.join(",", m), method, path, h, body, raw, memoryTarget);
+        return new FuzzHttp.Request(family, String.join(",", m), method, path, h, body, raw, chunked, memoryTarget);
     }
 
     /** Content-Type: usually JSON, one time in {@code oneIn} something else or nothing. */
