@@ -59,4 +59,30 @@ class ContainerProblemsTest {
         assertThat(raw.toLowerCase(java.util.Locale.ROOT)).contains("content-type: application/problem+json");
         assertThat(raw).contains("\"status\":400").doesNotContain("<html");
     }
+
+    @Test
+    void aPathTheFirewallRefuses_isA400SayingWhy() {
+        var r = new Api(port).get("/api/v1/runs;x=y", Api.ADMIN_KEY);
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        // Was "Bad Request for /api/v1/runs;x=y".
+        assertThat(r.json().get("detail").asString()).contains("rejected").contains("\";\"");
+    }
+
+    @Test
+    void aMethodTheContainerRefuses_isA405NamingIt() throws IOException {
+        String raw;
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("TRACE /api/v1/agents HTTP/1.0\r\nHost: localhost\r\nAuthorization: Bearer " + Api.ADMIN_KEY
+                            + "\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            raw = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+        assertThat(raw).startsWith("HTTP/1.1 405");
+        assertThat(raw.toLowerCase(java.util.Locale.ROOT)).contains("content-type: application/problem+json");
+        assertThat(raw).contains("TRACE");
+    }
 }
