@@ -47,6 +47,9 @@ class ApiFuzzTest {
     private static final Pattern SEND_METHOD = Pattern.compile(
             "\"method\"\\s*:\\s*\"\\s*(SendMessage|SendStreamingMessage|message/send|message/stream|sendmessage)");
 
+    private static final Pattern GENERIC_DETAIL = Pattern.compile(
+            "(?s)(Bad Request|Unsupported Media Type|Method Not Allowed|Not Acceptable) for (\\S+ )?/.*");
+
     @LocalServerPort
     int port;
 
@@ -256,6 +259,11 @@ class ApiFuzzTest {
             if (!pd.path(member).isString() || pd.path(member).asString().isBlank()) {
                 out.add("problem without '" + member + "'");
             }
+        }
+        // "Bad Request for /x" restates the status: the detail must say what was wrong.
+        if (r.status() != 404
+                && GENERIC_DETAIL.matcher(pd.path("detail").asString("")).matches()) {
+            out.add("problem detail does not say what was wrong");
         }
         if (pd.path("status").asInt(-1) != r.status()) {
             out.add("problem status " + pd.path("status") + " is not the HTTP status");
