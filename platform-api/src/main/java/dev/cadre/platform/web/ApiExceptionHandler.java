@@ -18,6 +18,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.authorization.AuthorizationDeniedException;
+import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -77,6 +78,22 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                 "body-too-large",
                 "Request body too large",
                 "the request body exceeds the limit (cadre.http.max-body-bytes)"));
+    }
+
+    /**
+     * The firewall checks header values and parameter names when they are first read — inside a
+     * handler, after the filter chain's own check. Header values stay out of the detail: one may
+     * be a credential.
+     */
+    @ExceptionHandler(RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
+        return Problems.response(Problems.of(
+                HttpStatus.BAD_REQUEST,
+                "request-rejected",
+                "Request rejected",
+                String.valueOf(e.getMessage())
+                        .replaceAll("(?s)has a value \".*\" that", "has a value that")
+                        .replaceAll("(?s)parameter name \".{40,}\" is", "parameter name (too long to repeat) is")));
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)

@@ -85,4 +85,32 @@ class ContainerProblemsTest {
         assertThat(raw.toLowerCase(java.util.Locale.ROOT)).contains("content-type: application/problem+json");
         assertThat(raw).contains("TRACE");
     }
+
+    @Test
+    void aHeaderValueTheFirewallRefusesWhenRead_isA400_andNoRunStarts() throws IOException {
+        String input = "firewall check " + java.util.UUID.randomUUID();
+        String body = "{\"agent\":\"probe-a\",\"input\":\"" + input + "\"}";
+        String raw;
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            // Raw UTF-8 bytes in a header: Tomcat passes them on, the firewall refuses them when the
+            // controller reads the header (it was a 500).
+            out.write(("POST /api/v1/runs HTTP/1.0\r\nHost: localhost\r\nAuthorization: Bearer " + Api.ADMIN_KEY
+                            + "\r\nContent-Type: application/json\r\nIdempotency-Key: \u65e5\u672c\r\nContent-Length: "
+                            + body.length() + "\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            raw = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+        assertThat(raw).startsWith("HTTP/1.1 400");
+        assertThat(raw.toLowerCase(java.util.Locale.ROOT)).contains("content-type: application/problem+json");
+        assertThat(raw).contains("Idempotency-Key");
+        assertThat(new Api(port)
+                        .get("/api/v1/runs?q=" + input.replace(" ", "+"), Api.ADMIN_KEY)
+                        .json()
+                        .get("total")
+                        .asLong())
+                .isZero();
+    }
 }
