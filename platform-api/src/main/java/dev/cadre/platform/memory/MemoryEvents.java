@@ -57,7 +57,7 @@ class MemoryEvents {
             emitter.send(SseEmitter.event().comment("subscribed"));
         } catch (IOException e) {
             close.run();
-            emitter.completeWithError(e);
+            emitter.complete();
             return emitter;
         }
         subscription.set(memory.subscribe(fromCursor, change -> send(emitter, namespace, change, close)));
@@ -83,8 +83,10 @@ class MemoryEvents {
                     .name(change.deleted() ? "deleted" : "changed")
                     .data(view));
         } catch (IOException | IllegalStateException e) {
+            // The client has gone (broken pipe): there is no one left to tell. completeWithError
+            // would run the request's error handling and log a 500 for a normal disconnect.
             close.run();
-            emitter.completeWithError(e);
+            emitter.complete();
         }
     }
 }
