@@ -180,9 +180,42 @@ final class FuzzHttp implements AutoCloseable {
                 out.write(r.body());
             }
             out.flush();
-            byte[] all = socket.getInputStream().readNBytes(MAX_BODY);
-            return parse(all);
+            return parse(readUntilDone(socket));
         }
+    }
+
+    /**
+     * To the end of the connection, or for an event stream (which never ends, and whose heartbeats
+     * would keep resetting a read timeout) until its head has arrived; never past the deadline.
+     */
+    private static byte[] readUntilDone(Socket socket) throws IOException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        InputStream in = socket.getInputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buf = new byte[8192];
+        while (out.size() < MAX_BODY) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                break;
+            }
+            socket.setSoTimeout((int) Math.max(1, left));
+            int n;
+            try {
+                n = in.read(buf);
+            } catch (java.net.SocketTimeoutException e) {
+                break;
+            }
+            if (n < 0) {
+                break;
+            }
+            out.write(buf, 0, n);
+            String head = out.toString(StandardCharsets.ISO_8859_1);
+            int end = head.indexOf("\r\n\r\n");
+            if (end > 0 && head.substring(0, end).toLowerCase(Locale.ROOT).contains("text/event-stream")) {
+                break;
+            }
+        }
+        return out.toByteArray();
     }
 
     private static Response parse(byte[] all) throws IOException {
