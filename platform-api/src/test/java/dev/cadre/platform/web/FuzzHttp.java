@@ -81,7 +81,12 @@ final class FuzzHttp implements AutoCloseable {
             if (built != null) {
                 // A2A streams must deliver their first event (the task or the error); other
                 // streams only have to open.
-                return viaClient(built, r.path().startsWith("/a2a") ? A2A_STREAM_WAIT : STREAM_WAIT);
+                try {
+                    return viaClient(built, r.path().startsWith("/a2a") ? A2A_STREAM_WAIT : STREAM_WAIT);
+                } catch (IOException connectionDropped) {
+                    // A refusal over the header limit closes the connection while HttpClient may
+                    // still be streaming a chunked body; ask once more over a plain socket.
+                }
             }
         }
         return viaSocket(r);
@@ -180,15 +185,16 @@ final class FuzzHttp implements AutoCloseable {
                 out.write(r.body());
             }
             out.flush();
-            return parse(readUntilDone(socket));
+            return parse(readUntilDone(socket, r.path().startsWith("/a2a")));
         }
     }
 
     /**
      * To the end of the connection, or for an event stream (which never ends, and whose heartbeats
-     * would keep resetting a read timeout) until its head has arrived; never past the deadline.
+     * would keep resetting a read timeout) until its head — for A2A its first event — has arrived;
+     * never past the deadline.
      */
-    private static byte[] readUntilDone(Socket socket) throws IOException {
+    private static byte[] readUntilDone(Socket socket, boolean firstEvent) throws IOException {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         InputStream in = socket.getInputStream();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -211,7 +217,9 @@ final class FuzzHttp implements AutoCloseable {
             out.write(buf, 0, n);
             String head = out.toString(StandardCharsets.ISO_8859_1);
             int end = head.indexOf("\r\n\r\n");
-            if (end > 0 && head.substring(0, end).toLowerCase(Locale.ROOT).contains("text/event-stream")) {
+            if (end > 0
+                    && head.substring(0, end).toLowerCase(Locale.ROOT).contains("text/event-stream")
+                    && (!firstEvent || firstEventComplete(out))) {
                 break;
             }
         }
