@@ -424,7 +424,7 @@ class A2aTasks {
             case CONFLICT ->
                 new JsonRpcException(JsonRpcException.TASK_NOT_CANCELABLE, "Task not cancelable: " + p.getMessage())
                         .with("taskId", taskId == null ? "" : taskId)
-                        .with("state", String.valueOf(p.properties().getOrDefault("status", "")));
+                        .with("state", String.valueOf(p.properties().getOrDefault("runStatus", "")));
             case UNPROCESSABLE_CONTENT ->
                 JsonRpcException.invalidParams(
                         "message.messageId",

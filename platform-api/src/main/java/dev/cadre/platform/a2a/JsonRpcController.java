@@ -4,6 +4,7 @@ import dev.cadre.platform.a2a.A2aMethod.Call;
 import dev.cadre.platform.a2a.A2aMethod.Dialect;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.security.CadrePrincipal;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,8 +15,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
@@ -55,11 +54,14 @@ class JsonRpcController {
 
     @PostMapping("/a2a")
     void handle(
-            @RequestBody(required = false) byte @Nullable [] body,
-            @RequestHeader(value = "Content-Type", required = false) @Nullable String contentType,
+            HttpServletRequest httpRequest,
             @AuthenticationPrincipal CadrePrincipal caller,
             HttpServletResponse response)
             throws IOException {
+        // The body and its type are read here, not by Spring MVC: a Content-Type that does not even
+        // parse ("garbage", "application/") would otherwise be refused before this method, with a
+        // problem-details body instead of a JSON-RPC error.
+        String contentType = httpRequest.getContentType();
         if (contentType != null && !isJson(contentType)) {
             writeJson(
                     response,
@@ -72,6 +74,7 @@ class JsonRpcController {
                                             + "'")));
             return;
         }
+        byte[] body = httpRequest.getInputStream().readAllBytes();
         Request request;
         try {
             request = parse(body);
@@ -185,8 +188,8 @@ class JsonRpcController {
         }
     }
 
-    private Request parse(byte @Nullable [] body) {
-        if (body == null || body.length == 0) {
+    private Request parse(byte[] body) {
+        if (body.length == 0) {
             throw new Envelope(
                     NODES.nullNode(),
                     new JsonRpcException(

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -90,7 +91,7 @@ class ApprovalController {
         return view(approvals.get(id));
     }
 
-    @PostMapping("/{id}/approve")
+    @PostMapping(value = "/{id}/approve", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView approve(
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable ApproveRequest body,
@@ -100,7 +101,7 @@ class ApprovalController {
         return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.name()));
     }
 
-    @PostMapping("/{id}/reject")
+    @PostMapping(value = "/{id}/reject", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView reject(
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,

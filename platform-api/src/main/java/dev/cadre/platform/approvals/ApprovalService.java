@@ -233,7 +233,7 @@ public class ApprovalService implements ApprovalGate {
                         "Approval already decided",
                         "approval " + r.id() + " is " + r.status()
                                 + (r.decidedBy() == null ? "" : " (by " + r.decidedBy() + " at " + r.decidedAt() + ")"))
-                .with("status", r.status());
+                .with("approvalStatus", r.status());
     }
 
     private static @Nullable String truncate(@Nullable String s, int max) {

@@ -5,6 +5,7 @@ import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -30,15 +31,25 @@ class AlertmanagerController {
         this.intake = new AlertmanagerIntake(incidents, runs, json, agent);
     }
 
-    @PostMapping("/api/v1/integrations/alertmanager")
+    @PostMapping(value = "/api/v1/integrations/alertmanager", produces = MediaType.APPLICATION_JSON_VALUE)
     ObjectNode receive(@RequestBody JsonNode payload, @AuthenticationPrincipal CadrePrincipal principal) {
         if (!payload.isObject() || !payload.path("alerts").isArray()) {
             throw ApiProblem.badField("alerts", "an Alertmanager webhook payload (version 4) with an 'alerts' list");
         }
+        int i = 0;
         for (JsonNode alert : payload.path("alerts")) {
             if (!alert.path("labels").isObject()) {
                 throw ApiProblem.badField("alerts[].labels", "every alert needs its labels");
             }
+            for (var label : alert.path("labels").properties()) {
+                if (!label.getValue().isString()) {
+                    throw ApiProblem.badField(
+                            "alerts[" + i + "].labels." + label.getKey(),
+                            "label values are strings, was "
+                                    + label.getValue().getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            i++;
         }
         return intake.accept(payload, principal == null ? "alertmanager" : principal.name());
     }

@@ -92,7 +92,10 @@ class MemoryController {
         return ResponseEntity.ok().eTag(etag).body(view(entry));
     }
 
-    @PutMapping(value = "/{namespace}/{key}", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PutMapping(
+            value = "/{namespace}/{key}",
+            consumes = MediaType.APPLICATION_JSON_VALUE,
+            produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> put(
             @PathVariable String namespace,
             @PathVariable String key,
@@ -188,7 +191,7 @@ class MemoryController {
         ProblemDetail pd =
                 Problems.of(HttpStatus.BAD_REQUEST, "invalid-memory-request", "Invalid memory request", e.getMessage());
         pd.setProperty("field", e.field());
-        return ResponseEntity.badRequest().body(pd);
+        return Problems.response(pd);
     }
 
     private ResponseEntity<ProblemDetail> conflict(String namespace, String key, WriteOutcome.Conflict c) {
@@ -202,7 +205,8 @@ class MemoryController {
                                 + ": re-read, re-decide and retry with If-Match: \"" + c.currentVersion() + "\"");
         pd.setProperty("currentVersion", c.currentVersion());
         pd.setProperty("current", c.current() == null ? null : view(c.current()));
-        var response = ResponseEntity.status(HttpStatus.PRECONDITION_FAILED);
+        var response =
+                ResponseEntity.status(HttpStatus.PRECONDITION_FAILED).contentType(MediaType.APPLICATION_PROBLEM_JSON);
         if (c.currentVersion() > 0) {
             response.eTag(etag(c.currentVersion()));
         }

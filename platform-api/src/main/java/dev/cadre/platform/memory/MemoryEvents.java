@@ -51,6 +51,15 @@ class MemoryEvents {
         emitter.onTimeout(close);
         emitter.onError(e -> close.run());
         heartbeat.register(emitter, close);
+        try {
+            // Sends the response head now: a quiet namespace would otherwise keep the client
+            // waiting for the status line until the first change or heartbeat (15 s).
+            emitter.send(SseEmitter.event().comment("subscribed"));
+        } catch (IOException e) {
+            close.run();
+            emitter.complete();
+            return emitter;
+        }
         subscription.set(memory.subscribe(fromCursor, change -> send(emitter, namespace, change, close)));
         return emitter;
     }
@@ -74,8 +83,10 @@ class MemoryEvents {
                     .name(change.deleted() ? "deleted" : "changed")
                     .data(view));
         } catch (IOException | IllegalStateException e) {
+            // The client has gone (broken pipe): there is no one left to tell. completeWithError
+            // would run the request's error handling and log a 500 for a normal disconnect.
             close.run();
-            emitter.completeWithError(e);
+            emitter.complete();
         }
     }
 }

@@ -32,6 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
 @RequestMapping("/api/v1/runs")
 class RunController {
 
+    private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
     private final RunService runs;
     private final RunEventStreams streams;
     private final JsonMapper json;
@@ -78,7 +81,7 @@ class RunController {
 
     record RunPage(List<RunView> items, long total, int offset, int limit) {}
 
-    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> submit(
             @RequestBody SubmitRunRequest body,
             @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
@@ -123,7 +126,7 @@ class RunController {
         return new RunPage(runs.list(query).stream().map(this::view).toList(), runs.count(query), offset, limit);
     }
 
-    @PostMapping("/{id}/cancel")
+    @PostMapping(value = "/{id}/cancel", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> cancel(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(view(runs.cancel(id, caller.name())));
     }
@@ -157,12 +160,19 @@ class RunController {
         if (value == null || value.isBlank()) {
             return null;
         }
+        Instant instant;
         try {
-            return Instant.parse(value);
+            instant = Instant.parse(value);
         } catch (DateTimeParseException e) {
             throw ApiProblem.badField(name, "'" + value + "' is not an ISO-8601 instant such as 2026-12-01T00:00:00Z")
                     .with("parameter", name);
         }
+        // Instant reaches ±1e9 years; a database timestamp (epoch millis on the way) does not.
+        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+            throw ApiProblem.badField(name, "'" + value + "' is outside the years 0001 to 9999")
+                    .with("parameter", name);
+        }
+        return instant;
     }
 
     RunView view(RunRecord r) {

@@ -73,7 +73,8 @@ class RunEventStreams {
                 events.awaitChange(seen, POLL_MILLIS);
             }
         } catch (IOException | IllegalStateException e) {
-            emitter.completeWithError(e);
+            // The client has gone: completeWithError would log a 500 for a normal disconnect.
+            emitter.complete();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             emitter.complete();

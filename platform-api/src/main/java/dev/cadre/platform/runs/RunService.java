@@ -174,7 +174,7 @@ public final class RunService {
                             "run-finished",
                             "Run already finished",
                             "run " + id + " is already " + run.status().wire() + "; nothing to cancel")
-                    .with("status", run.status().wire());
+                    .with("runStatus", run.status().wire());
         }
         audit.record(
                 actor,

@@ -8,6 +8,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import java.net.URI;
 import java.util.List;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -42,7 +43,7 @@ class ApiKeyController {
         return keys.list();
     }
 
-    @PostMapping
+    @PostMapping(produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<CreatedKeyResponse> create(
             @Valid @RequestBody CreateKeyRequest body, @AuthenticationPrincipal CadrePrincipal actor) {
         var created = keys.create(body.name(), Role.parse(body.role()), actor.name());

@@ -17,6 +17,7 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.context.HttpSessionSecurityContextRepository;
 import org.springframework.security.web.context.SecurityContextHolderFilter;
 import org.springframework.security.web.context.SecurityContextRepository;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /**
  * Every endpoint but health (and the console's static shell, login and the public A2A Agent Card)
@@ -103,6 +104,21 @@ class SecurityConfiguration {
                         .anyRequest()
                         .hasRole(VIEWER));
         return http.build();
+    }
+
+    /**
+     * The firewall's refusals (';' or an encoded '%', '.' or '/' in the path, control characters
+     * in a header, an unknown method) say what was refused, as problem details. Header values are
+     * left out of the detail: one may be a credential.
+     */
+    @Bean
+    RequestRejectedHandler requestRejectedHandler(ProblemWriter problems) {
+        return (request, response, e) -> problems.write(
+                response,
+                HttpStatus.BAD_REQUEST,
+                "request-rejected",
+                "Request rejected",
+                String.valueOf(e.getMessage()).replaceAll("has a value \".*\" that", "has a value that"));
     }
 
     @Bean

@@ -4,16 +4,22 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.authorization.AuthorizationDeniedException;
+import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -32,12 +38,62 @@ import tools.jackson.core.JacksonException;
 class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+    private static final Pattern TOMCAT_PARAMETER = Pattern.compile("Parameter \\[([^\\]]{0,100})\\]");
 
     @ExceptionHandler(ApiProblem.class)
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
         ProblemDetail pd = Problems.of(e.status(), e.type(), e.title(), e.getMessage());
         e.properties().forEach(pd::setProperty);
-        return ResponseEntity.status(e.status()).body(pd);
+        return Problems.response(pd);
+    }
+
+    /**
+     * Tomcat refuses to decode a query (or form) parameter that is not valid percent-encoded
+     * UTF-8, e.g. {@code ?%zz=1}, when the handler first asks for a parameter.
+     */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> undecodableParameter(InvalidParameterException e) {
+        Matcher m = TOMCAT_PARAMETER.matcher(String.valueOf(e.getMessage()));
+        String name = m.find() ? m.group(1) : null;
+        ProblemDetail pd = Problems.of(
+                HttpStatus.BAD_REQUEST,
+                "invalid-parameter",
+                "Invalid request parameter",
+                "the query string is not valid percent-encoded UTF-8"
+                        + (name == null ? "" : " (at parameter '" + name + "')"));
+        if (name != null) {
+            pd.setProperty("parameter", name);
+        }
+        return Problems.response(pd);
+    }
+
+    /**
+     * A chunked body that outgrows {@code cadre.http.max-body-bytes} while a handler reads it
+     * itself (the A2A endpoint does); a declared length over the limit never gets this far.
+     */
+    @ExceptionHandler(RequestSizeLimitFilter.BodyTooLargeException.class)
+    ResponseEntity<ProblemDetail> bodyTooLarge(RequestSizeLimitFilter.BodyTooLargeException e) {
+        return Problems.response(Problems.of(
+                HttpStatus.CONTENT_TOO_LARGE,
+                "body-too-large",
+                "Request body too large",
+                "the request body exceeds the limit (cadre.http.max-body-bytes)"));
+    }
+
+    /**
+     * The firewall checks header values and parameter names when they are first read — inside a
+     * handler, after the filter chain's own check. Header values stay out of the detail: one may
+     * be a credential.
+     */
+    @ExceptionHandler(RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
+        return Problems.response(Problems.of(
+                HttpStatus.BAD_REQUEST,
+                "request-rejected",
+                "Request rejected",
+                String.valueOf(e.getMessage())
+                        .replaceAll("(?s)has a value \".*\" that", "has a value that")
+                        .replaceAll("(?s)parameter name \".{40,}\" is", "parameter name (too long to repeat) is")));
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
@@ -51,20 +107,19 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                                 ? "value"
                                 : e.getRequiredType().getSimpleName().toLowerCase(java.util.Locale.ROOT)));
         pd.setProperty("parameter", e.getName());
-        return ResponseEntity.badRequest().body(pd);
+        return Problems.response(pd);
     }
 
     @ExceptionHandler({AccessDeniedException.class, AuthorizationDeniedException.class})
     ResponseEntity<ProblemDetail> denied(RuntimeException e) {
-        return ResponseEntity.status(HttpStatus.FORBIDDEN)
-                .body(Problems.of(
-                        HttpStatus.FORBIDDEN, "forbidden", "Forbidden", "your role does not allow this action"));
+        return Problems.response(
+                Problems.of(HttpStatus.FORBIDDEN, "forbidden", "Forbidden", "your role does not allow this action"));
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
     ResponseEntity<ProblemDetail> illegalArgument(IllegalArgumentException e) {
-        return ResponseEntity.badRequest()
-                .body(Problems.of(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", e.getMessage()));
+        return Problems.response(
+                Problems.of(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", e.getMessage()));
     }
 
     @ExceptionHandler(Exception.class)
@@ -81,7 +136,7 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                 "Internal error",
                 "the request failed unexpectedly; incident " + incident + " is in the server log");
         pd.setProperty("incident", incident);
-        return ResponseEntity.internalServerError().body(pd);
+        return Problems.response(pd);
     }
 
     @Override
@@ -104,7 +159,9 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (field != null) {
             pd.setProperty("field", field);
         }
-        return ResponseEntity.status(status).body(pd);
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(pd);
     }
 
     @Override
@@ -126,7 +183,9 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (!errors.isEmpty()) {
             pd.setProperty("field", errors.getFirst().get("field"));
         }
-        return ResponseEntity.status(status).body(pd);
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(pd);
     }
 
     @Override
@@ -138,19 +197,41 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
                 .toList();
         ProblemDetail pd =
                 Problems.of(status, "invalid-parameter", "Invalid request parameter", String.join("; ", messages));
-        return ResponseEntity.status(status).body(pd);
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(pd);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMediaTypeNotAcceptable(
+            HttpMediaTypeNotAcceptableException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        String accept = request.getHeader(HttpHeaders.ACCEPT);
+        ProblemDetail pd = Problems.of(
+                status,
+                "not-acceptable",
+                "Not Acceptable",
+                "Accept: '" + accept + "' allows none of the media types this endpoint answers with "
+                        + ex.getSupportedMediaTypes());
+        pd.setProperty("header", HttpHeaders.ACCEPT);
+        return handleExceptionInternal(ex, pd, headers, status, request);
     }
 
     @Override
     protected ResponseEntity<Object> handleExceptionInternal(
             Exception ex, Object body, HttpHeaders headers, HttpStatusCode statusCode, WebRequest request) {
         ResponseEntity<Object> response = super.handleExceptionInternal(ex, body, headers, statusCode, request);
-        if (response != null
-                && response.getBody() instanceof ProblemDetail pd
-                && pd.getType().toString().equals("about:blank")) {
+        if (response == null || !(response.getBody() instanceof ProblemDetail pd)) {
+            return response;
+        }
+        if (pd.getType().toString().equals("about:blank")) {
             pd.setType(Problems.type(slug(statusCode)));
         }
-        return response;
+        // Set, not negotiated: the client's Accept (text/html, or one that does not parse) must not
+        // turn an error into an empty body.
+        HttpHeaders out = new HttpHeaders();
+        out.putAll(response.getHeaders());
+        out.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        return new ResponseEntity<>(pd, out, response.getStatusCode());
     }
 
     private static String slug(HttpStatusCode status) {

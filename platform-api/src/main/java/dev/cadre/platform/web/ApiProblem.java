@@ -11,6 +11,9 @@ import org.springframework.http.HttpStatus;
  */
 public class ApiProblem extends RuntimeException {
 
+    private static final java.util.Set<String> RESERVED =
+            java.util.Set.of("type", "title", "status", "detail", "instance");
+
     private final HttpStatus status;
     private final String type;
     private final String title;
@@ -45,7 +48,14 @@ public class ApiProblem extends RuntimeException {
         return new ApiProblem(HttpStatus.CONFLICT, "conflict", "Conflict", detail);
     }
 
+    /**
+     * Adds an extension member. The RFC 9457 members are off limits: an extension named
+     * {@code status} would be written after the real one and replace the HTTP status for clients.
+     */
     public ApiProblem with(String name, Object value) {
+        if (RESERVED.contains(name)) {
+            throw new IllegalArgumentException("'" + name + "' is a problem-details member, not an extension");
+        }
         properties.put(name, value);
         return this;
     }

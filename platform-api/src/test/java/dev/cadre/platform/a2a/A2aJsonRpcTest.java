@@ -287,6 +287,18 @@ class A2aJsonRpcTest {
                 Map.of("Content-Type", "text/plain"));
         assertThat(wrongType.status()).isEqualTo(415);
         assertThat(error(wrongType).get("code").asInt()).isEqualTo(-32600);
+        // A Content-Type that does not even parse gets the same JSON-RPC answer, not a problem body.
+        for (String unparseable : List.of("garbage", "application/", "application/json;;")) {
+            var odd = api.send(
+                    "POST",
+                    "/a2a",
+                    Api.ADMIN_KEY,
+                    request("GetTask", "{\"id\":\"x\"}"),
+                    Map.of("Content-Type", unparseable));
+            assertThat(odd.status()).as(unparseable).isIn(200, 415);
+            assertThat(odd.header("Content-Type")).as(unparseable).startsWith("application/json");
+            assertThat(error(odd).get("code").asInt()).as(unparseable).isIn(-32600, -32001);
+        }
 
         var anonymous = api.post("/a2a", null, request("GetTask", "{\"id\":\"x\"}"));
         assertThat(anonymous.status()).isBetween(401, 403);
@@ -403,5 +415,22 @@ class A2aJsonRpcTest {
                 .orElseThrow();
         assertThat(fixer.get("description").asString()).contains("Restarts a service");
         assertThat(fixer.get("tags").valueStream().map(JsonNode::asString)).contains("restart_service");
+    }
+
+    @Test
+    void aChunkedBodyOverTheLimit_isA413Problem_notA500() throws Exception {
+        byte[] big = request("GetTask", "{\"id\":\"" + "x".repeat(70_000) + "\"}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/a2a"))
+                .header("Authorization", "Bearer " + Api.ADMIN_KEY)
+                .header("Content-Type", "application/json")
+                // A stream of unknown length goes out chunked: no Content-Length to refuse up front.
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(big)))
+                .build();
+        var r = java.net.http.HttpClient.newHttpClient()
+                .send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
+        assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
     }
 }

@@ -112,4 +112,14 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().get("field").asString()).isEqualTo("alerts");
     }
+
+    @Test
+    void aLabelThatIsNotAString_isAProblemNamingIt() {
+        var r = api.post(
+                "/api/v1/integrations/alertmanager",
+                Api.ADMIN_KEY,
+                "{\"status\":\"firing\",\"alerts\":[{\"labels\":{\"alertname\":\"X\",\"instance\":[\"a\",1]}}]}");
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.json().get("field").asString()).isEqualTo("alerts[0].labels.instance");
+    }
 }

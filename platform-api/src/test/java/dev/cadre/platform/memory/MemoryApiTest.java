@@ -6,6 +6,7 @@ import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +23,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 
@@ -224,5 +228,63 @@ class MemoryApiTest {
         assertThat(data.get(0)).contains("\"key\":\"a\"").contains("\"version\":1");
         assertThat(data.get(1)).contains("\"version\":2").doesNotContain("other");
         assertThat(lines).anyMatch(l -> l.startsWith("id:"));
+    }
+
+    @Test
+    void aWriteWhoseAnswerTheClientWillNotAccept_isRefusedBeforeWriting() {
+        var r = api.send(
+                "PUT",
+                "/api/v1/memory/accept-check/k",
+                Api.ADMIN_KEY,
+                "{\"a\":1}",
+                java.util.Map.of("If-None-Match", "*", "Accept", "text/html"));
+        assertThat(r.status()).as(r.body()).isEqualTo(406);
+        assertThat(api.get("/api/v1/memory/accept-check/k", Api.ADMIN_KEY).status())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void eventStream_opensAtOnce_evenWhenNothingChanges() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/api/v1/memory/quiet-" + ns + "/events"))
+                .header("Authorization", "Bearer " + Api.ADMIN_KEY)
+                .timeout(Duration.ofSeconds(5)) // the heartbeat comes after 15 s
+                .build();
+        var response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofInputStream());
+        try (var body = response.body()) {
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+        }
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aSubscriberThatLeaves_isNotLoggedAsAServerError(CapturedOutput output) throws Exception {
+        String gone = "gone-" + ns;
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream()
+                    .write(("GET /api/v1/memory/" + gone
+                                    + "/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + Api.ADMIN_KEY
+                                    + "\r\n\r\n")
+                            .getBytes(StandardCharsets.UTF_8));
+            var in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null && !line.startsWith(":")) {
+                // the head, then the ': subscribed' comment
+            }
+        } // the client goes away
+        for (int v = 1; v <= 3; v++) {
+            var r = api.send(
+                    "PUT",
+                    "/api/v1/memory/" + gone + "/k",
+                    Api.ADMIN_KEY,
+                    "{\"v\":" + v + "}",
+                    v == 1 ? Map.of("If-None-Match", "*") : Map.of("If-Match", "\"" + (v - 1) + "\""));
+            assertThat(r.status()).as(r.body()).isBetween(200, 201);
+            Thread.sleep(300); // a write into the dead connection first succeeds, the next one breaks
+        }
+        Thread.sleep(500);
+        assertThat(output.getAll()).doesNotContain("Unexpected error");
     }
 }

@@ -149,6 +149,48 @@ class RunsTest {
         awaitEnd(id);
         var r = api.post("/api/v1/runs/" + id + "/cancel", Api.ADMIN_KEY, null);
         assertThat(r.status()).isEqualTo(409);
-        assertThat(r.json().get("status").asString()).isEqualTo("completed");
+        // The problem's status member stays the HTTP status; the run's state is an extension.
+        assertThat(r.json().get("status").asInt()).isEqualTo(409);
+        assertThat(r.json().get("runStatus").asString()).isEqualTo("completed");
+        assertThat(r.body().split("\"status\"", -1)).hasSize(2);
+    }
+
+    @Test
+    void submit_asMultipart_isA415Problem_notA500() {
+        var r = api.send(
+                "POST",
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                "{\"agent\":\"probe-a\",\"input\":\"x\"}",
+                Map.of("Content-Type", "multipart/form-data"));
+        assertThat(r.status()).as(r.body()).isEqualTo(415);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+    }
+
+    @Test
+    void list_fromAnInstantNoDatabaseCanStore_isA400NamingIt() {
+        var r = api.get("/api/v1/runs?from=-999999999-01-01T00:00:00Z", Api.ADMIN_KEY);
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.json().get("field").asString()).isEqualTo("from");
+        assertThat(r.json().get("detail").asString()).contains("0001 to 9999");
+    }
+
+    @Test
+    void submit_withAnAcceptItCannotAnswer_isRefusedBeforeTheRunExists() {
+        String input = "accept check " + java.util.UUID.randomUUID();
+        var r = api.send(
+                "POST",
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                Api.json(Map.of("agent", "probe-a", "input", input)),
+                Map.of("Accept", "text/html"));
+        assertThat(r.status()).as(r.body()).isEqualTo(406);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        // Before the fix the run was created and only the answer failed.
+        assertThat(api.get("/api/v1/runs?q=" + input.replace(" ", "+"), Api.ADMIN_KEY)
+                        .json()
+                        .get("total")
+                        .asLong())
+                .isZero();
     }
 }

@@ -76,4 +76,41 @@ class ProblemDetailsTest {
         assertThat(r.status()).isIn(403, 405);
         assertThat(r.header("Content-Type")).startsWith("application/problem+json");
     }
+
+    @Test
+    void problemExtensions_cannotReplaceTheStandardMembers() {
+        var problem = new ApiProblem(org.springframework.http.HttpStatus.CONFLICT, "conflict", "Conflict", "x");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> problem.with("status", "approved"))
+                .withMessageContaining("status");
+    }
+
+    @Test
+    void queryThatIsNotPercentEncodedUtf8_isA400NamingIt() {
+        // %FF is well-formed percent-encoding of a byte that is not UTF-8.
+        var r = api.get("/api/v1/runs?q=%FF&limit=5", Api.ADMIN_KEY);
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(r.json().get("detail").asString())
+                .contains("percent-encoded")
+                .contains("'q'");
+        assertThat(r.json().get("parameter").asString()).isEqualTo("q");
+    }
+
+    @Test
+    void anAcceptHeaderThatDoesNotParse_stillGetsAProblemBody() {
+        var missing = api.send("GET", "/api/v1/runs/nope", Api.ADMIN_KEY, null, Map.of("Accept", "garbage/"));
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(missing.json().get("resource").asString()).isEqualTo("run");
+
+        var agents = api.send("GET", "/api/v1/agents", Api.ADMIN_KEY, null, Map.of("Accept", "garbage/"));
+        assertThat(agents.status()).isEqualTo(406);
+        assertThat(agents.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(agents.json().get("detail").asString()).contains("Accept").contains("garbage/");
+
+        var html = api.send("GET", "/api/v1/runs/nope", Api.ADMIN_KEY, null, Map.of("Accept", "text/html"));
+        assertThat(html.status()).isEqualTo(404);
+        assertThat(html.header("Content-Type")).startsWith("application/problem+json");
+    }
 }
