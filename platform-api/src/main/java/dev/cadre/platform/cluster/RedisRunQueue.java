@@ -1,5 +1,6 @@
 package dev.cadre.platform.cluster;
 
+import dev.cadre.platform.runs.ExecutionSlots;
 import dev.cadre.platform.runs.RunQueue;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisBusyException;
@@ -17,7 +18,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -45,10 +45,9 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
     private final String stream;
     private final String group;
     private final String consumer;
-    private final java.util.function.Consumer<String> executor;
+    private final java.util.function.BiConsumer<String, ExecutionSlots.Slot> executor;
     private final Duration claimIdle;
-    private final Semaphore slots;
-    private final int maxConcurrent;
+    private final ExecutionSlots slots;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("cadre-run-", 0).factory());
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -62,17 +61,16 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
             RedisClient client,
             String keyPrefix,
             String consumer,
-            int maxConcurrent,
+            ExecutionSlots slots,
             Duration claimIdle,
-            java.util.function.Consumer<String> executor) {
+            java.util.function.BiConsumer<String, ExecutionSlots.Slot> executor) {
         this.client = client;
         this.stream = keyPrefix + ":runs";
         this.group = "cadre-executors";
         this.consumer = consumer;
         this.executor = executor;
         this.claimIdle = claimIdle;
-        this.maxConcurrent = maxConcurrent;
-        this.slots = new Semaphore(maxConcurrent, true);
+        this.slots = slots;
         this.commands = client.connect();
         // Lettuce's default (60 s, commands queued while reconnecting) made every submission wait for
         // a Redis outage to end (fault suite, docs/reliability.md); failing fast lets enqueue() fall
@@ -98,8 +96,9 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
         }
         localWaiting.incrementAndGet();
         threads.execute(() -> {
+            ExecutionSlots.Slot slot;
             try {
-                slots.acquire();
+                slot = slots.acquire();
             } catch (InterruptedException e) {
                 localWaiting.decrementAndGet();
                 local.remove(runId);
@@ -107,18 +106,18 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
             }
             localWaiting.decrementAndGet();
             try {
-                execute(runId);
+                execute(runId, slot);
             } finally {
                 local.remove(runId);
-                slots.release();
+                slot.close();
             }
         });
     }
 
-    private void execute(String runId) {
+    private void execute(String runId, ExecutionSlots.Slot slot) {
         executing.incrementAndGet();
         try {
-            executor.accept(runId);
+            executor.accept(runId, slot);
         } catch (RuntimeException e) {
             log.error("Run {} could not be executed", runId, e);
         } finally {
@@ -136,7 +135,7 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
                     ensureGroup(blocking.sync());
                 }
                 RedisCommands<String, String> redis = blocking.sync();
-                int free = slots.availablePermits();
+                int free = slots.available();
                 if (free == 0) {
                     Thread.sleep(100);
                     continue;
@@ -190,14 +189,14 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
     private void dispatch(List<StreamMessage<String, String>> messages) throws InterruptedException {
         for (StreamMessage<String, String> m : messages) {
             String runId = m.getBody().get(FIELD);
-            slots.acquire();
+            ExecutionSlots.Slot slot = slots.acquire();
             threads.execute(() -> {
                 try {
                     if (runId != null) {
-                        execute(runId);
+                        execute(runId, slot);
                     }
                 } finally {
-                    slots.release();
+                    slot.close();
                     try {
                         commands.sync().xack(stream, group, m.getId());
                     } catch (RuntimeException e) {
@@ -228,7 +227,7 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
     }
 
     public int capacity() {
-        return maxConcurrent;
+        return slots.capacity();
     }
 
     @Override

@@ -2,22 +2,21 @@ package dev.cadre.platform.runs;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The embedded default's queue: a virtual thread per run waiting for one of
- * {@code maxConcurrent} execution slots — bounded concurrency without a thread pool to size.
+ * The embedded default's queue: a virtual thread per run waiting for one of the instance's
+ * {@link ExecutionSlots} — bounded concurrency without a thread pool to size.
  */
 final class InProcessRunQueue implements RunQueue, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InProcessRunQueue.class);
 
-    private final Semaphore slots;
-    private final Consumer<String> executor;
+    private final ExecutionSlots slots;
+    private final BiConsumer<String, ExecutionSlots.Slot> executor;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("cadre-run-slot-", 0).factory());
     private final AtomicInteger waiting = new AtomicInteger();
@@ -25,8 +24,8 @@ final class InProcessRunQueue implements RunQueue, AutoCloseable {
     // A run is queued here at most once, however often recovery or a client hands it in.
     private final java.util.Set<String> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    InProcessRunQueue(int maxConcurrent, Consumer<String> executor) {
-        this.slots = new Semaphore(maxConcurrent, true);
+    InProcessRunQueue(ExecutionSlots slots, BiConsumer<String, ExecutionSlots.Slot> executor) {
+        this.slots = slots;
         this.executor = executor;
     }
 
@@ -37,22 +36,21 @@ final class InProcessRunQueue implements RunQueue, AutoCloseable {
         }
         waiting.incrementAndGet();
         threads.execute(() -> {
-            boolean acquired = false;
+            ExecutionSlots.Slot slot = null;
             try {
-                slots.acquire();
-                acquired = true;
+                slot = slots.acquire();
                 waiting.decrementAndGet();
                 running.incrementAndGet();
-                executor.accept(runId);
+                executor.accept(runId, slot);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
                 log.error("Run {} could not be executed", runId, e);
             } finally {
                 pending.remove(runId);
-                if (acquired) {
+                if (slot != null) {
                     running.decrementAndGet();
-                    slots.release();
+                    slot.close();
                 } else {
                     waiting.decrementAndGet();
                 }

@@ -85,7 +85,7 @@ public final class RunExecutor {
      * Runs {@code runId} to its end on the calling thread, if this instance can take its lease:
      * nobody else holds a live lease, and it is not already executing here.
      */
-    public void execute(String runId) {
+    public void execute(String runId, ExecutionSlots.Slot slot) {
         if (claimed.putIfAbsent(runId, Boolean.TRUE) != null) {
             return;
         }
@@ -97,7 +97,7 @@ public final class RunExecutor {
             }
             leases.put(runId, lease);
             try {
-                executeLeased(runId, lease);
+                executeLeased(runId, lease, slot);
             } finally {
                 leases.remove(runId);
             }
@@ -106,7 +106,7 @@ public final class RunExecutor {
         }
     }
 
-    private void executeLeased(String runId, RunStore.Lease lease) {
+    private void executeLeased(String runId, RunStore.Lease lease, ExecutionSlots.Slot slot) {
         RunRecord run = store.find(runId).orElse(null);
         if (run == null || run.status().terminal()) {
             return;
@@ -123,10 +123,14 @@ public final class RunExecutor {
                     case AgentEvent.ApprovalRequested e -> {
                         if (waitingForHumans.incrementAndGet() == 1) {
                             store.transition(runId, EnumSet.of(RunStatus.WORKING), RunStatus.INPUT_REQUIRED);
+                            // A human may take hours: the slot goes to the next run meanwhile.
+                            slot.yieldWhileWaiting();
                         }
                     }
                     case AgentEvent.ApprovalResolved e -> {
                         if (waitingForHumans.decrementAndGet() == 0) {
+                            // Back to work only with a slot (blocks the run while the instance is full).
+                            slot.reclaim();
                             store.transition(runId, EnumSet.of(RunStatus.INPUT_REQUIRED), RunStatus.WORKING);
                         }
                     }

@@ -113,11 +113,11 @@ class RunsConfiguration {
             @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
             @Value("${cadre.redis.prefix:cadre}") String prefix) {
         RedisClient client = redis.getIfAvailable();
+        ExecutionSlots slots = new ExecutionSlots(maxConcurrent);
         if (client == null) {
-            return new InProcessRunQueue(maxConcurrent, executor::execute);
+            return new InProcessRunQueue(slots, executor::execute);
         }
-        return new RedisRunQueue(
-                client, prefix, instance.id(), maxConcurrent, leaseTtl.multipliedBy(2), executor::execute);
+        return new RedisRunQueue(client, prefix, instance.id(), slots, leaseTtl.multipliedBy(2), executor::execute);
     }
 
     @Bean

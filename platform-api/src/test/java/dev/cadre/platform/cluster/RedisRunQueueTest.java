@@ -3,6 +3,7 @@ package dev.cadre.platform.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.memory.testing.ExternalServices;
+import dev.cadre.platform.runs.ExecutionSlots;
 import io.lettuce.core.RedisClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,7 +61,8 @@ class RedisRunQueueTest {
         startProxy();
         client = RedisClient.create("redis://127.0.0.1:" + proxy.getLocalPort());
         List<String> executed = new CopyOnWriteArrayList<>();
-        queue = new RedisRunQueue(client, prefix, "c1", 4, Duration.ofSeconds(30), executed::add);
+        queue = new RedisRunQueue(
+                client, prefix, "c1", new ExecutionSlots(4), Duration.ofSeconds(30), (id, slot) -> executed.add(id));
         queue.enqueue("run-before");
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("run-before"));
 
