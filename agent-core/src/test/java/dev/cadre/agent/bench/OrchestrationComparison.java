@@ -28,6 +28,7 @@ final class OrchestrationComparison {
     private final boolean quick;
     private final ParallelWorkload.Factory cadre = CadreWorkload::create;
     private final ParallelWorkload.Factory langchain4j;
+    private final List<String> raw = new ArrayList<>();
 
     OrchestrationComparison(int runs, int overheadRuns, boolean quick) {
         this.runs = runs;
@@ -84,6 +85,11 @@ final class OrchestrationComparison {
                     m[0][1] / m[1][1],
                     cSpeedup / lSpeedup,
                     cSpeedup / lSpeedup);
+        }
+        System.out.println();
+        System.out.println("Every run (s), in order:");
+        for (String line : raw) {
+            System.out.println(line);
         }
         System.out.println();
         System.out.println("| overhead, zero-latency model, all parallel | N | Cadre wall per subagent (us)"
@@ -154,6 +160,14 @@ final class OrchestrationComparison {
                 }
             }
         }
+        raw.add(String.format(
+                Locale.ROOT,
+                "- N = %d: Cadre serial %s, parallel %s; LangChain4j serial %s, parallel %s",
+                n,
+                format(c.get(0)),
+                format(c.get(1)),
+                format(l.get(0)),
+                format(l.get(1))));
         return new double[][] {
             {AgentCoreBenchmark.median(c.get(0)), AgentCoreBenchmark.median(c.get(1))},
             {AgentCoreBenchmark.median(l.get(0)), AgentCoreBenchmark.median(l.get(1))}
@@ -181,6 +195,17 @@ final class OrchestrationComparison {
             }
         }
         return new double[] {AgentCoreBenchmark.median(c), AgentCoreBenchmark.median(l)};
+    }
+
+    private static String format(List<Double> values) {
+        StringBuilder out = new StringBuilder("[");
+        for (double v : values) {
+            if (out.length() > 1) {
+                out.append(", ");
+            }
+            out.append(String.format(Locale.ROOT, "%.4f", v));
+        }
+        return out.append(']').toString();
     }
 
     private static double seconds(ParallelWorkload w, boolean parallel) throws Exception {
