@@ -93,19 +93,23 @@ final class OrchestrationComparison {
         }
         System.out.println();
         System.out.println("| overhead, zero-latency model, all parallel | N | Cadre wall per subagent (us)"
-                + " | LC4j wall per subagent (us) | ratio | runs |");
-        System.out.println("|---|---|---|---|---|---|");
+                + " | LC4j wall per subagent (us) | wall ratio | Cadre CPU per subagent (us)"
+                + " | LC4j CPU per subagent (us) | CPU ratio | runs |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         int n = 1_000;
         for (int turns : new int[] {1, TURNS}) {
             double[] us = overheadMedians(n, turns);
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %d | %.1f | %.1f | %.3f | %d |%n",
+                    "| %s | %d | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %d |%n",
                     turns == 1 ? "1 model call (answer only)" : turns + " model calls (2 tool turns + answer)",
                     n,
                     us[0],
                     us[1],
                     us[0] / us[1],
+                    us[2],
+                    us[3],
+                    us[2] / us[3],
                     overheadRuns);
         }
     }
@@ -174,10 +178,15 @@ final class OrchestrationComparison {
         };
     }
 
-    /** [Cadre, LangChain4j] median wall microseconds per subagent. */
+    /**
+     * [Cadre wall, LangChain4j wall, Cadre CPU, LangChain4j CPU] microseconds per subagent: median wall
+     * time of a run, and the process CPU time of all measured runs of that framework (JIT and GC
+     * threads included; less disturbed by the neighbours than wall time).
+     */
     private double[] overheadMedians(int n, int turns) throws Exception {
         List<Double> c = new ArrayList<>();
         List<Double> l = new ArrayList<>();
+        long[] cpu = new long[2];
         try (ParallelWorkload cw = cadre.create(n, Duration.ZERO, turns);
                 ParallelWorkload lw = langchain4j.create(n, Duration.ZERO, turns)) {
             for (int w = 0; w < 20; w++) {
@@ -186,15 +195,35 @@ final class OrchestrationComparison {
             }
             for (int r = 0; r < overheadRuns; r++) {
                 if (r % 2 == 0) {
-                    c.add(seconds(cw, true) * 1e6 / n);
-                    l.add(seconds(lw, true) * 1e6 / n);
+                    c.add(timed(cw, cpu, 0) * 1e6 / n);
+                    l.add(timed(lw, cpu, 1) * 1e6 / n);
                 } else {
-                    l.add(seconds(lw, true) * 1e6 / n);
-                    c.add(seconds(cw, true) * 1e6 / n);
+                    l.add(timed(lw, cpu, 1) * 1e6 / n);
+                    c.add(timed(cw, cpu, 0) * 1e6 / n);
                 }
             }
         }
-        return new double[] {AgentCoreBenchmark.median(c), AgentCoreBenchmark.median(l)};
+        double runsTimesN = (double) overheadRuns * n;
+        return new double[] {
+            AgentCoreBenchmark.median(c),
+            AgentCoreBenchmark.median(l),
+            cpu[0] / 1e3 / runsTimesN,
+            cpu[1] / 1e3 / runsTimesN
+        };
+    }
+
+    /** One parallel run: wall seconds returned, process CPU nanoseconds added to {@code cpu[at]}. */
+    private static double timed(ParallelWorkload w, long[] cpu, int at) throws Exception {
+        long cpu0 = processCpuNanos();
+        double seconds = seconds(w, true);
+        cpu[at] += processCpuNanos() - cpu0;
+        return seconds;
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static String format(List<Double> values) {

@@ -119,9 +119,9 @@ public final class SalesOrders {
             july.add(row(random, MONTH, o.channel(), o.product(), units));
         }
         causeRows(random, MONTH, cause, JULY_CAUSE_ROWS, july);
-        // Everything but the cause moves by +1 % (July's rows are drawn afresh, then their amounts scaled
-        // to that), and the few orders left in the collapsed segment are sized so that the month lands on
-        // the -12 % of the question: the rows, not a label, carry the answer.
+        // Everything but the cause moves by +1 % in all (July's re-orders are scaled to that), and the few
+        // orders left in the collapsed segment are sized so that the month lands on the -12 % of the
+        // question: the rows, not a label, carry the answer.
         BigDecimal juneOthers = total(june.subList(0, OTHER_ROWS));
         // The segment that collapses was worth 18 % of the rest in June; its orders are scaled to that.
         BigDecimal juneCause = total(june.subList(OTHER_ROWS, june.size()));
