@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The agent-core benchmark of docs/benchmarks/agent-core.md; not a test. Run it with
  * {@code ./mvnw -B -q -pl agent-core -Pbench verify} (add {@code -Dbench.args=--quick} for a short
- * smoke run).
+ * smoke run; {@code --overhead-only}, {@code --compare-only} or {@code --economy-only} for one section).
  *
  * <ol>
  *   <li>Seed 002's workload: an orchestrator delegates to N workers in one turn; each worker makes 3
@@ -45,6 +45,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       time per subagent, with a no-op OpenTelemetry and with every span exported to an in-memory
  *       exporter (synchronous SimpleSpanProcessor).
  *   <li>The floor for comparison: bare virtual threads sleeping the same 3 x 80 ms.
+ *   <li>Cadre against LangChain4j's agentic parallel workflow on the same workload, in this JVM
+ *       ({@link OrchestrationComparison}, docs/benchmarks/orchestration.md).
+ *   <li>Context economy of seed 004: orchestrator with data and analysis workers against one agent
+ *       holding all 300 order rows ({@link ContextEconomyBench}, docs/benchmarks/context-economy.md).
  * </ol>
  */
 public final class AgentCoreBenchmark {
@@ -70,10 +74,19 @@ public final class AgentCoreBenchmark {
                 Runtime.getRuntime().availableProcessors(),
                 bench.runs,
                 loadAverage());
-        if (!options.contains("--overhead-only")) {
+        boolean only = options.stream().anyMatch(o -> o.endsWith("-only"));
+        if (!only) {
             bench.latencyTable(quick);
         }
-        bench.overheadTable();
+        if (!only || options.contains("--overhead-only")) {
+            bench.overheadTable();
+        }
+        if (!only || options.contains("--compare-only")) {
+            new OrchestrationComparison(bench.runs, bench.overheadRuns, quick).print();
+        }
+        if (!only || options.contains("--economy-only")) {
+            ContextEconomyBench.print(bench.runs);
+        }
         System.out.printf(Locale.ROOT, "%nload average after: %.2f%n", loadAverage());
     }
 
@@ -314,7 +327,7 @@ public final class AgentCoreBenchmark {
                 .getProcessCpuTime();
     }
 
-    private static double loadAverage() {
+    static double loadAverage() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
@@ -337,7 +350,7 @@ public final class AgentCoreBenchmark {
         return median(micros);
     }
 
-    private static double median(List<Double> values) {
+    static double median(List<Double> values) {
         List<Double> sorted = new ArrayList<>(values);
         sorted.sort(Double::compare);
         int m = sorted.size() / 2;
