@@ -2,12 +2,10 @@ package dev.cadre.platform.bench;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,8 +37,9 @@ final class PlatformProcess implements AutoCloseable {
     /** Starts the jar with {@code extraArgs} (Spring properties as {@code --key=value}) and waits until healthy. */
     static PlatformProcess start(String name, Path out, Path agents, List<String> extraArgs, String heap)
             throws Exception {
-        File jar = jar();
-        int port = freePort();
+        // The jar and a free port as the integration tests find them.
+        File jar = dev.cadre.platform.support.PlatformProcess.jar();
+        int port = dev.cadre.platform.support.PlatformProcess.freePort();
         Path log = out.resolve("platform-" + name + ".log");
         List<String> cmd = new ArrayList<>(List.of(
                 ProcessHandle.current().info().command().orElse("java"),
@@ -105,25 +104,6 @@ final class PlatformProcess implements AutoCloseable {
         process.destroy();
         if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor();
-        }
-    }
-
-    private static File jar() throws IOException {
-        try (var files = Files.list(Path.of("target"))) {
-            return files.filter(p -> p.getFileName().toString().matches("platform-api-.*\\.jar")
-                            && !p.getFileName().toString().contains("original")
-                            && !p.getFileName().toString().contains("tests"))
-                    .findFirst()
-                    .orElseThrow(
-                            () -> new IllegalStateException(
-                                    "the packaged jar is missing from target/: run the bench profile's verify (package comes first)"))
-                    .toFile();
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }
