@@ -10,13 +10,20 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Issues, checks and revokes API keys. Secrets are random 192-bit strings shown once; only their
@@ -33,15 +40,32 @@ public class ApiKeyService {
     // Recording every use would turn each read request into a write; a minute is precise enough.
     private static final Duration LAST_USED_RESOLUTION = Duration.ofMinutes(1);
 
+    // Bounds memory if someone presents many valid keys; a full cache is simply emptied.
+    private static final int MAX_CACHED_KEYS = 10_000;
+
     private final ApiKeyRepository keys;
     private final AuditLog audit;
     private final Clock clock;
+    private final TransactionTemplate transactions;
+    private final Duration cacheTtl;
     private final SecureRandom random = new SecureRandom();
+    // Valid keys recently seen, by hash: a database lookup per request was the largest single CPU
+    // cost of a request (docs/benchmarks/service.md). Unknown keys are never cached.
+    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
-    ApiKeyService(ApiKeyRepository keys, AuditLog audit, Clock clock) {
+    private record Cached(CadrePrincipal principal, Instant until) {}
+
+    ApiKeyService(
+            ApiKeyRepository keys,
+            AuditLog audit,
+            Clock clock,
+            PlatformTransactionManager transactionManager,
+            @Value("${cadre.security.key-cache-ttl:PT5S}") Duration cacheTtl) {
         this.keys = keys;
         this.audit = audit;
         this.clock = clock;
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.cacheTtl = cacheTtl;
     }
 
     /** A key just created: the only moment its secret is visible. */
@@ -58,21 +82,40 @@ public class ApiKeyService {
             Instant lastUsedAt,
             Instant revokedAt) {}
 
-    @Transactional
+    /**
+     * The principal of a valid, unrevoked key. A key revoked on this instance stops working at once;
+     * revoked on another instance, within {@code cadre.security.key-cache-ttl} (5 s by default).
+     */
     public Optional<CadrePrincipal> authenticate(String secret) {
         if (secret == null || secret.isBlank() || secret.length() > 200) {
             return Optional.empty();
         }
-        return keys.findByKeyHash(hash(secret.trim()))
+        String h = hash(secret.trim());
+        Instant now = clock.instant();
+        Cached cached = cache.get(h);
+        if (cached != null && cached.until().isAfter(now)) {
+            return Optional.of(cached.principal());
+        }
+        Optional<CadrePrincipal> found = transactions.execute(tx -> keys.findByKeyHash(h)
                 .filter(k -> k.revokedAt() == null)
                 .map(k -> {
-                    Instant now = clock.instant();
                     if (k.lastUsedAt() == null
                             || k.lastUsedAt().plus(LAST_USED_RESOLUTION).isBefore(now)) {
                         k.markUsed(now);
                     }
                     return new CadrePrincipal(k.name(), k.role(), k.id());
-                });
+                }));
+        if (found == null || found.isEmpty()) {
+            cache.remove(h);
+            return Optional.empty();
+        }
+        if (!cacheTtl.isZero() && !cacheTtl.isNegative()) {
+            if (cache.size() >= MAX_CACHED_KEYS) {
+                cache.clear();
+            }
+            cache.put(h, new Cached(found.get(), now.plus(cacheTtl)));
+        }
+        return found;
     }
 
     @Transactional
@@ -111,7 +154,22 @@ public class ApiKeyService {
                 audit.record(actor, "api_key.revoke", k.id(), "name=" + k.name());
             }
         });
+        // Now, and again once committed: a request that read the key before the commit may have
+        // cached it in between.
+        forget(id);
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    forget(id);
+                }
+            });
+        }
         return key.isPresent();
+    }
+
+    private void forget(String keyId) {
+        cache.values().removeIf(c -> c.principal().keyId().equals(keyId));
     }
 
     /**

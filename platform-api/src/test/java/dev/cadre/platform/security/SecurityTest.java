@@ -12,6 +12,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 @PlatformTest
 class SecurityTest {
 
+    @org.springframework.beans.factory.annotation.Autowired
+    org.springframework.jdbc.core.simple.JdbcClient jdbc;
+
     @LocalServerPort
     int port;
 
@@ -82,6 +85,25 @@ class SecurityTest {
                                 && e.get("target").asString().equals(id)
                                 && e.get("actor").asString().equals("bootstrap")))
                 .isTrue();
+    }
+
+    @Test
+    void aKeyRevokedByAnotherInstance_stopsWorkingHereOnceItsCacheEntryExpires() {
+        var created = api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "elsewhere", "role", "viewer")));
+        String secret = created.json().get("secret").asString();
+        String id = created.json().get("key").get("id").asString();
+        assertThat(api.get("/api/v1/session", secret).status()).isEqualTo(200);
+
+        // Another instance revokes it: the database changes, this instance's cache is not told.
+        jdbc.sql("UPDATE cadre_api_key SET revoked_at = CURRENT_TIMESTAMP WHERE id = ?")
+                .param(id)
+                .update();
+
+        int status = dev.cadre.platform.support.Await.until(
+                "the revoked key to be refused",
+                () -> api.get("/api/v1/session", secret).status(),
+                s -> s == 401);
+        assertThat(status).isEqualTo(401);
     }
 
     @Test
