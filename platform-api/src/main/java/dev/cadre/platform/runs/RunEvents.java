@@ -1,7 +1,9 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.platform.web.StorageUnavailable;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import tools.jackson.databind.JsonNode;
@@ -24,6 +30,8 @@ import tools.jackson.databind.node.ObjectNode;
 @Repository
 public class RunEvents {
 
+    private static final Logger log = LoggerFactory.getLogger(RunEvents.class);
+
     /** One stored event. */
     public record StoredEvent(String runId, long seq, String type, boolean mainStream, JsonNode data, Instant at) {}
 
@@ -34,11 +42,17 @@ public class RunEvents {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition appended = lock.newCondition();
     private long generation; // guarded by lock
+    private final Duration storeRetry;
 
-    RunEvents(JdbcClient jdbc, EventJson eventJson, JsonMapper json) {
+    RunEvents(
+            JdbcClient jdbc,
+            EventJson eventJson,
+            JsonMapper json,
+            @Value("${cadre.runs.event-store-retry:PT2M}") Duration storeRetry) {
         this.jdbc = jdbc;
         this.eventJson = eventJson;
         this.json = json;
+        this.storeRetry = storeRetry;
     }
 
     /** Stores an agent event; returns its run-wide sequence number. */
@@ -72,10 +86,65 @@ public class RunEvents {
         synchronized (counter) {
             seq = counter.incrementAndGet();
             data.put("seq", seq);
-            insert(runId, seq, sessionId, parentSessionId, mainStream, type, data, at);
+            try {
+                insertDurably(runId, seq, sessionId, parentSessionId, mainStream, type, data, at);
+            } catch (RuntimeException e) {
+                // Not stored: give the number back, so the log has no gap a reader would wait on.
+                counter.decrementAndGet();
+                throw e;
+            }
         }
         signal();
         return seq;
+    }
+
+    /**
+     * Inserts, riding out a database outage for up to {@code cadre.runs.event-store-retry}: an event
+     * emitted while PostgreSQL restarts is stored once it is back instead of being lost (the fault
+     * suite saw runs whose log skipped the calls made during an outage). The run waits meanwhile —
+     * it could not checkpoint anyway.
+     */
+    private void insertDurably(
+            String runId,
+            long seq,
+            String sessionId,
+            String parentSessionId,
+            boolean mainStream,
+            String type,
+            ObjectNode data,
+            Instant at) {
+        long deadline = System.nanoTime() + storeRetry.toNanos();
+        long pauseMillis = 100;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                insert(runId, seq, sessionId, parentSessionId, mainStream, type, data, at);
+                return;
+            } catch (DuplicateKeyException e) {
+                if (attempt == 1) {
+                    throw e;
+                }
+                return; // the previous attempt committed; only its answer was lost
+            } catch (RuntimeException e) {
+                if (!StorageUnavailable.causedBy(e) || System.nanoTime() + pauseMillis * 1_000_000 > deadline) {
+                    throw e;
+                }
+                if (attempt == 1) {
+                    log.warn(
+                            "Event {} #{} of run {} not stored yet ({}); retrying while the database is away",
+                            type,
+                            seq,
+                            runId,
+                            e.getMessage());
+                }
+                try {
+                    Thread.sleep(pauseMillis);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                pauseMillis = Math.min(2_000, pauseMillis * 2);
+            }
+        }
     }
 
     private void insert(

@@ -17,14 +17,14 @@ import org.springframework.transaction.CannotCreateTransactionException;
  * so clients and load balancers retry, instead of a 500 "failed unexpectedly" with an incident.
  * The fault suite (docs/reliability.md) found PostgreSQL restarts answered as 500s.
  */
-final class StorageUnavailable {
+public final class StorageUnavailable {
 
     static final String RETRY_AFTER_SECONDS = "5";
 
     private StorageUnavailable() {}
 
     /** Whether {@code e} or one of its causes says the database connection is unavailable. */
-    static boolean causedBy(Throwable e) {
+    public static boolean causedBy(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof DataAccessResourceFailureException
                     || t instanceof CannotCreateTransactionException

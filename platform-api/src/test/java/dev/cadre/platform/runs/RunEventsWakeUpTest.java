@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class RunEventsWakeUpTest {
 
     // The wake-up logic touches neither the database nor JSON.
-    private final RunEvents events = new RunEvents(null, null, null);
+    private final RunEvents events = new RunEvents(null, null, null, java.time.Duration.ZERO);
 
     @Test
     void awaitChange_returnsAtOnce_whenASignalCameAfterTheGenerationWasTaken() throws InterruptedException {
