@@ -417,6 +417,10 @@ public final class FaultSuite {
                         workload.runs.size(), totalRunsLost, totalStuck, orphans, orphansStuck),
                 totalRunsLost == 0 && totalStuck == 0 && orphansStuck == 0);
         bars.put(String.format("zero side effects doubled (%d doubled)", totalDoubled), totalDoubled == 0);
+        // Not one of issue 10's bars, but what a client replaying a run's events relies on.
+        long gappedLogs = scalar("SELECT COUNT(*) FROM (SELECT run_id FROM cadre_run_event GROUP BY run_id"
+                + " HAVING COUNT(*) <> MAX(seq) OR MIN(seq) <> 1) g");
+        bars.put(String.format("every run's event log is gapless, 1..n (%d with a gap)", gappedLogs), gappedLogs == 0);
         bars.put(String.format("every failure carries the expected category (%d wrong)", totalWrong), totalWrong == 0);
         bars.put(
                 String.format(
