@@ -366,7 +366,7 @@ final class ConsoleBench {
         for (double v : values) {
             runs.append(runs.isEmpty() ? "" : ", ").append(Measure.fmt("%.0f", v));
         }
-        return Measure.fmt("| %s | %.0f | %s |", label, Measure.median(values), runs);
+        return Measure.fmt("| %s | %.0f | %s |", label, dev.cadre.memory.bench.ClosedLoop.median(values), runs);
     }
 
     private void log(String format, Object... args) {

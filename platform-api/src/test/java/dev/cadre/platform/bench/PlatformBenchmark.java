@@ -5,16 +5,16 @@ import dev.cadre.memory.HybridSharedMemory;
 import dev.cadre.memory.MemoryOptions;
 import dev.cadre.memory.MemorySchema;
 import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.bench.Baselines;
+import dev.cadre.memory.bench.ClosedLoop;
+import dev.cadre.memory.bench.ClosedLoop.Figures;
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.memory.testing.TestDatabases;
 import dev.cadre.memory.testing.TestRedis;
-import dev.cadre.platform.bench.Measure.Figures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -120,8 +120,8 @@ public final class PlatformBenchmark {
                     "| %s | %s | %.1f | %.1f | %s |",
                     parts[0],
                     parts[1],
-                    Measure.median(values.stream().mapToDouble(v -> v[0]).toArray()),
-                    Measure.median(values.stream().mapToDouble(v -> v[1]).toArray()),
+                    ClosedLoop.median(values.stream().mapToDouble(v -> v[0]).toArray()),
+                    ClosedLoop.median(values.stream().mapToDouble(v -> v[1]).toArray()),
                     per));
         });
         String footer = Measure.fmt("load average after: %.2f", Measure.loadAverage());
@@ -143,11 +143,7 @@ public final class PlatformBenchmark {
         RedisClient redis = RedisClient.create(redisAddress.uri());
         try (HikariDataSource pool = TestDatabases.pool(directSchema, 12)) {
             MemorySchema.migrate(pool);
-            try (Connection c = pool.getConnection();
-                    Statement st = c.createStatement()) {
-                st.execute(
-                        "CREATE TABLE bench_raw (k VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL, version BIGINT NOT NULL)");
-            }
+            Baselines.createRawTable(pool);
             try (SharedMemory hybrid = new HybridSharedMemory(
                             pool, redis, MemoryOptions.defaults().withRedisPrefix(directPrefix));
                     StatefulRedisConnection<String, String> raw = redis.connect();
@@ -206,9 +202,10 @@ public final class PlatformBenchmark {
                     parts[0],
                     parts[1],
                     parts[2],
-                    Measure.median(f.stream().mapToDouble(Figures::opsPerSecond).toArray()),
-                    Measure.median(f.stream().mapToDouble(Figures::p50Micros).toArray()) / 1e3,
-                    Measure.median(f.stream().mapToDouble(Figures::p99Micros).toArray()) / 1e3));
+                    ClosedLoop.median(
+                            f.stream().mapToDouble(Figures::opsPerSecond).toArray()),
+                    ClosedLoop.median(f.stream().mapToDouble(Figures::p50Micros).toArray()) / 1e3,
+                    ClosedLoop.median(f.stream().mapToDouble(Figures::p99Micros).toArray()) / 1e3));
         }
         lines.add("");
         lines.add("Ratios of throughput, each taken within one run (interleaved slices), median over runs:");
@@ -251,7 +248,7 @@ public final class PlatformBenchmark {
         }
         lines.add(Measure.fmt(
                 "| %s | %s / %s | %d | %.0f %% | %s |",
-                backend, subject, baseline, clients, Measure.median(ratios) * 100, per));
+                backend, subject, baseline, clients, ClosedLoop.median(ratios) * 100, per));
     }
 
     // ------------------------------------------------------------------ set-up

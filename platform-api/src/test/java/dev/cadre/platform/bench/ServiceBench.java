@@ -2,13 +2,10 @@ package dev.cadre.platform.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.cadre.memory.SharedMemory;
-import dev.cadre.memory.WriteOutcome;
-import dev.cadre.memory.Writer;
-import dev.cadre.platform.bench.Measure.Figures;
-import dev.cadre.platform.bench.Measure.Op;
+import dev.cadre.memory.bench.ClosedLoop;
+import dev.cadre.memory.bench.ClosedLoop.Figures;
+import dev.cadre.memory.bench.ClosedLoop.Op;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class ServiceBench {
 
-    static final String VALUE = "{\"status\":\"ok\",\"cpu\":42,\"checkedBy\":\"inspector\"}";
+    // The entry the library baselines write, so REST and library handle the same JSON.
+    static final String VALUE = dev.cadre.memory.bench.Baselines.VALUE;
     static final int[] RUN_CLIENTS = {1, 8, 32};
     static final int[] MEMORY_CLIENTS = {1, 8};
 
@@ -82,17 +80,17 @@ final class ServiceBench {
         Op run = this::submitAndFollow;
         // JIT and connection warm-up, discarded: the platform's JIT needs far longer than the
         // client's (a first try with 3 s per level saw 1-client throughput rise 4x from run 1 to 4).
-        Measure.runFor(8, run, warmup * 5000L, new Measure.Sample());
+        ClosedLoop.runFor(8, run, warmup * 5000L, new ClosedLoop.Sample());
         for (int clients : RUN_CLIENTS) {
-            Measure.runFor(clients, run, warmup * 1000L, new Measure.Sample());
+            ClosedLoop.runFor(clients, run, warmup * 1000L, new ClosedLoop.Sample());
         }
         for (int r = 1; r <= runs; r++) {
             System.out.println(Measure.fmt("[%s] run %d/%d (load %.2f)", backend, r, runs, Measure.loadAverage()));
             for (int clients : RUN_CLIENTS) {
-                Measure.Sample s = new Measure.Sample();
+                ClosedLoop.Sample s = new ClosedLoop.Sample();
                 long serverCpu = Measure.cpuTicks(platformPid);
                 long clientCpu = Measure.cpuTicks(ProcessHandle.current().pid());
-                Measure.runFor(clients, run, seconds * 1000L, s);
+                ClosedLoop.runFor(clients, run, seconds * 1000L, s);
                 Figures f = s.figures();
                 record("runs: POST, follow SSE to the end, GET says completed", clients, f);
                 // CPU per completed run, from /proc (10 ms ticks): where the two cores went.
@@ -106,19 +104,28 @@ final class ServiceBench {
                 Map<String, Op> writes = new LinkedHashMap<>();
                 Map<String, Op> reads = new LinkedHashMap<>();
                 if (baselines != null) {
-                    writes.put(RAW_UPDATE, rawUpdate(baselines.rawPool(), r, clients));
-                    writes.put(DIRECT_CAS, directCas(baselines.hybrid(), "direct" + r + "c" + clients, clients));
+                    writes.put(RAW_UPDATE, dev.cadre.memory.bench.Baselines.rawUpdate(baselines.rawPool(), r, clients));
+                    writes.put(
+                            DIRECT_CAS,
+                            dev.cadre.memory.bench.Baselines.cas(
+                                    baselines.hybrid(), "direct" + r + "c" + clients, clients));
                 }
                 writes.put(REST_CAS, restCas("rest" + r + "c" + clients, clients));
                 if (baselines != null) {
-                    reads.put(RAW_GET, rawGet(baselines.redis(), baselines.redisPrefix(), clients));
-                    reads.put(DIRECT_GET, directGet(baselines.hybrid(), "dread" + r + "c" + clients, clients));
+                    reads.put(
+                            RAW_GET,
+                            dev.cadre.memory.bench.Baselines.rawGet(
+                                    baselines.redis(), baselines.redisPrefix(), clients));
+                    reads.put(
+                            DIRECT_GET,
+                            dev.cadre.memory.bench.Baselines.cachedGet(
+                                    baselines.hybrid(), "dread" + r + "c" + clients, clients));
                 }
                 reads.put(REST_GET, restGet("rread" + r + "c" + clients, clients));
                 reads.put(LIVENESS, plainGet("/actuator/health/liveness", false));
                 reads.put(WHOAMI, plainGet("/api/v1/session", true));
-                Measure.rotate(clients, writes, seconds, 1).forEach((name, f) -> record(name, clients, f));
-                Measure.rotate(clients, reads, seconds, 1).forEach((name, f) -> record(name, clients, f));
+                ClosedLoop.rotate(clients, writes, seconds, 1).forEach((name, f) -> record(name, clients, f));
+                ClosedLoop.rotate(clients, reads, seconds, 1).forEach((name, f) -> record(name, clients, f));
             }
         }
         if (notCompleted.get() > 0) {
@@ -224,75 +231,6 @@ final class ServiceBench {
             throw new IllegalStateException("no ETag: " + r.body());
         }
         return Long.parseLong(etag.replaceAll("[^0-9]", ""));
-    }
-
-    // ------------------------------------------------------------------ baselines (as MemoryBenchmark)
-
-    private static Op rawUpdate(HikariDataSource ds, int run, int clients) throws Exception {
-        long[] versions = new long[clients];
-        String[] keys = new String[clients];
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("INSERT INTO bench_raw (k, value, version) VALUES (?, ?, 1)")) {
-            for (int i = 0; i < clients; i++) {
-                keys[i] = "raw-" + run + "-" + clients + "-" + i;
-                versions[i] = 1;
-                ps.setString(1, keys[i]);
-                ps.setString(2, VALUE);
-                ps.executeUpdate();
-            }
-        }
-        return client -> {
-            try (Connection c = ds.getConnection();
-                    PreparedStatement ps = c.prepareStatement(
-                            "UPDATE bench_raw SET value = ?, version = version + 1 WHERE k = ? AND version = ?")) {
-                ps.setString(1, VALUE);
-                ps.setString(2, keys[client]);
-                ps.setLong(3, versions[client]);
-                if (ps.executeUpdate() != 1) {
-                    throw new IllegalStateException("raw update lost its version");
-                }
-                versions[client]++;
-            }
-        };
-    }
-
-    private static Op directCas(SharedMemory memory, String ns, int clients) {
-        long[] versions = new long[clients];
-        Writer[] writers = new Writer[clients];
-        for (int i = 0; i < clients; i++) {
-            writers[i] = Writer.agent("bench-" + i, "run");
-        }
-        return client -> {
-            WriteOutcome outcome = memory.put(ns, "key-" + client, VALUE, versions[client], writers[client]);
-            if (!(outcome instanceof WriteOutcome.Written w)) {
-                throw new IllegalStateException("CAS lost its version: " + outcome);
-            }
-            versions[client] = w.version();
-        };
-    }
-
-    private static Op rawGet(StatefulRedisConnection<String, String> raw, String prefix, int clients) {
-        for (int i = 0; i < clients; i++) {
-            raw.sync().set(prefix + ":raw:" + i, VALUE);
-        }
-        return client -> {
-            if (raw.sync().get(prefix + ":raw:" + client) == null) {
-                throw new IllegalStateException("raw key vanished");
-            }
-        };
-    }
-
-    private static Op directGet(SharedMemory hybrid, String ns, int clients) {
-        for (int i = 0; i < clients; i++) {
-            hybrid.put(ns, "key-" + i, VALUE, 0, Writer.agent("bench", "run"));
-            hybrid.get(ns, "key-" + i); // warm the cache
-        }
-        return client -> {
-            if (hybrid.get(ns, "key-" + client).isEmpty()) {
-                throw new IllegalStateException("entry vanished");
-            }
-        };
     }
 
     // ------------------------------------------------------------------ report
