@@ -1,0 +1,38 @@
+package dev.cadre.agent.run.internal;
+
+import dev.cadre.agent.AgentSpec;
+import dev.cadre.agent.ReviewPolicy;
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.ToolResult;
+
+/** What the validation pass of a turn decided about one call, before anything of the turn starts. */
+sealed interface CallPlan {
+
+    /** Whether the call runs at once, with side effects, or only after a human approved it. */
+    Risk risk();
+
+    /** A malformed call, answered with an error result without running anything. */
+    record Rejected(ToolResult result) implements CallPlan {
+        @Override
+        public Risk risk() {
+            return Risk.AUTO;
+        }
+    }
+
+    /** A call of one of the agent's tools. */
+    record RunTool(Tool tool) implements CallPlan {
+        @Override
+        public Risk risk() {
+            return tool.risk();
+        }
+    }
+
+    /** A call of one of the agent's workers, to run as the child session {@code childSessionId}. */
+    record Delegate(AgentSpec worker, String childSessionId) implements CallPlan {
+        @Override
+        public Risk risk() {
+            return worker.review() == ReviewPolicy.APPROVE_BEFORE_START ? Risk.APPROVE : Risk.AUTO;
+        }
+    }
+}

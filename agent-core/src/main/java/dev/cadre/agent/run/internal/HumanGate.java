@@ -1,0 +1,171 @@
+package dev.cadre.agent.run.internal;
+
+import dev.cadre.agent.Failure;
+import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.approval.ApprovalDecision;
+import dev.cadre.agent.approval.ApprovalKind;
+import dev.cadre.agent.approval.ApprovalRequest;
+import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.agent.model.ToolCall;
+import dev.cadre.agent.tool.JsonSchemas;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+/**
+ * Where the loop waits for a human: before an {@code APPROVE} call runs and after a worker with a
+ * result review finished. Both ask the approval gate about a {@link Subject} (a tool call's name and
+ * the arguments it would run with) and turn the human's decision into a {@link Verdict} in one place.
+ */
+final class HumanGate {
+
+    private final AgentContext ctx;
+    private final SessionStream stream;
+
+    HumanGate(AgentContext ctx, SessionStream stream) {
+        this.ctx = ctx;
+        this.stream = stream;
+    }
+
+    /**
+     * What a human is asked to decide on: the call {@code callId} of {@code toolName} with exactly these
+     * {@code arguments} (for a result review, the worker's result as {@code {"summary": ...}}).
+     *
+     * @param editSchema what edited arguments must satisfy to be used; null when edits are not checked
+     * @param description the action in one line, for the human
+     */
+    record Subject(
+            ApprovalKind kind,
+            String callId,
+            String toolName,
+            JsonNode arguments,
+            @Nullable JsonNode editSchema,
+            String description) {
+
+        /** Whether the call may run, with these arguments or the approver's edits of them. */
+        static Subject toolCall(ToolCall call, JsonNode arguments, JsonNode schema, String description) {
+            return new Subject(
+                    ApprovalKind.TOOL_CALL,
+                    call.id(),
+                    call.name(),
+                    arguments,
+                    schema,
+                    call.name() + " " + arguments + " (" + description + ")");
+        }
+
+        /** Whether a worker's result may go to its parent, as it is or with an edited summary. */
+        static Subject resultReview(ToolCall call, String worker, String summary) {
+            return new Subject(
+                    ApprovalKind.RESULT_REVIEW,
+                    call.id(),
+                    call.name(),
+                    JsonNodeFactory.instance.objectNode().put("summary", summary),
+                    null,
+                    "review the result of worker " + worker + ": " + summary);
+        }
+    }
+
+    /** What the loop does with the subject after the human (or the gate's expiry) decided. */
+    sealed interface Verdict {
+        /** Go on with these arguments: the subject's own, or the approver's valid edits of them. */
+        record Proceed(JsonNode arguments) implements Verdict {}
+
+        /** A human said no; the comment is what the model reads. */
+        record Denied(String comment) implements Verdict {}
+
+        /** No usable decision: it expired, or the edits were invalid. */
+        record Refused(Failure failure) implements Verdict {}
+    }
+
+    /** Asks the gate about {@code subject} and waits for the decision; the one place decisions are read. */
+    Verdict decide(Subject subject, Turn turn) throws InterruptedException {
+        return switch (ask(subject, turn)) {
+            case ApprovalDecision.Approved a -> new Verdict.Proceed(subject.arguments());
+            case ApprovalDecision.ApprovedWithEdits edits -> {
+                List<String> errors = subject.editSchema() == null
+                        ? List.of()
+                        : JsonSchemas.validate(subject.editSchema(), edits.arguments());
+                yield errors.isEmpty()
+                        ? new Verdict.Proceed(edits.arguments())
+                        : new Verdict.Refused(new Failure(
+                                FailureCategory.EXECUTION_ERROR,
+                                "invalid_edited_arguments",
+                                "the approver's edited arguments are invalid: " + String.join("; ", errors)));
+            }
+            case ApprovalDecision.Rejected r ->
+                new Verdict.Denied(rejected(subject.kind()) + by(r.decidedBy()) + ": " + r.comment());
+            case ApprovalDecision.Expired x -> new Verdict.Refused(expired(subject));
+        };
+    }
+
+    private static String rejected(ApprovalKind kind) {
+        return switch (kind) {
+            case TOOL_CALL -> "rejected";
+            case RESULT_REVIEW -> "the reviewer rejected this result";
+            case TIE_BREAK -> "the tie-break was rejected";
+        };
+    }
+
+    private static Failure expired(Subject subject) {
+        return switch (subject.kind()) {
+            case TOOL_CALL ->
+                new Failure(
+                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
+                        "approval_expired",
+                        "no human decision arrived before the approval request expired");
+            case RESULT_REVIEW ->
+                new Failure(
+                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
+                        "review_expired",
+                        "no reviewer decided on the result of worker " + subject.toolName() + " in time");
+            case TIE_BREAK ->
+                new Failure(
+                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
+                        "tie_break_expired",
+                        "no human broke the tie of " + subject.toolName() + " in time");
+        };
+    }
+
+    private static String by(@Nullable String who) {
+        return who == null ? "" : " by " + who;
+    }
+
+    private ApprovalDecision ask(Subject subject, Turn turn) throws InterruptedException {
+        JsonNode arguments = subject.arguments();
+        JsonNode confidence = arguments.get("confidence");
+        ApprovalRequest request = new ApprovalRequest(
+                subject.kind(),
+                ctx.runId(),
+                ctx.sessionId(),
+                ctx.agent(),
+                subject.callId(),
+                subject.toolName(),
+                arguments,
+                subject.description(),
+                turn.why(),
+                confidence != null && confidence.isNumber() ? confidence.doubleValue() : null,
+                turn.plan());
+        // The gate records the request before anyone hears of it: a reader who sees the run wait
+        // for a human (the event) then always finds the pending approval.
+        CompletableFuture<ApprovalDecision> pending;
+        try {
+            pending = ctx.rt().approvals().request(request).toCompletableFuture();
+        } catch (RuntimeException e) {
+            pending = CompletableFuture.failedFuture(e);
+        }
+        stream.emit(m -> new AgentEvent.ApprovalRequested(m, request));
+        ApprovalDecision decision;
+        try {
+            decision = pending.get();
+        } catch (ExecutionException e) {
+            // A gate that cannot answer leaves the action undecided; undecided never means approved.
+            decision = new ApprovalDecision.Expired();
+        }
+        ApprovalDecision resolved = decision;
+        stream.emit(m -> new AgentEvent.ApprovalResolved(m, subject.callId(), resolved));
+        return decision;
+    }
+}

@@ -1,0 +1,221 @@
+package dev.cadre.agent.run.internal;
+
+import dev.cadre.agent.Failure;
+import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.agent.model.ToolCall;
+import dev.cadre.agent.model.ToolDefinition;
+import dev.cadre.agent.run.SubagentOutcome;
+import dev.cadre.agent.tool.JsonSchemas;
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.ToolRegistry;
+import dev.cadre.agent.tool.ToolResult;
+import io.opentelemetry.context.Context;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The acting half of the loop, one model turn at a time: validates every call before any starts,
+ * runs the non-{@code APPROVE} calls concurrently on virtual threads and the {@code APPROVE} ones one by
+ * one after them, and reports the parent-level events of each call in call order.
+ */
+final class TurnRunner {
+
+    private final AgentContext ctx;
+    private final SessionStream stream;
+    private final ToolRegistry tools;
+    private final List<ToolDefinition> definitions;
+    private final ToolCallExecutor executor;
+
+    TurnRunner(
+            AgentContext ctx,
+            SessionStream stream,
+            ToolRegistry tools,
+            List<ToolDefinition> definitions,
+            ToolCallExecutor executor) {
+        this.ctx = ctx;
+        this.stream = stream;
+        this.tools = tools;
+        this.definitions = definitions;
+        this.executor = executor;
+    }
+
+    /**
+     * Runs the turn's calls; null when the loop was stopped before all of them ended, else the results
+     * in call order.
+     *
+     * @param subagentCounters per worker, how many sessions this agent started (numbers child sessions)
+     */
+    ToolResult @Nullable [] run(Turn turn, Map<String, Integer> subagentCounters, Context context) {
+        List<ToolCall> calls = turn.calls();
+        int n = calls.size();
+        CallPlan[] plans = new CallPlan[n];
+        for (int i = 0; i < n; i++) {
+            plans[i] = plan(calls.get(i), subagentCounters);
+        }
+        ToolResult[] results = new ToolResult[n];
+
+        for (int i = 0; i < n; i++) {
+            ToolCall call = calls.get(i);
+            CallPlan plan = plans[i];
+            stream.emit(m -> new AgentEvent.ToolCallStart(
+                    m, call.id(), call.name(), call.arguments(), plan.risk(), plan instanceof CallPlan.Delegate));
+        }
+        // Malformed calls are answered before any call of the turn starts (seed 002: unknown_subagent).
+        for (int i = 0; i < n; i++) {
+            if (plans[i] instanceof CallPlan.Rejected r) {
+                results[i] = r.result();
+                executor.finished(calls.get(i), r.result(), Risk.AUTO, false, 0);
+                afterCall(i, results[i], turn);
+            }
+        }
+        List<Integer> concurrent = new ArrayList<>();
+        List<Integer> sequential = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (plans[i] instanceof CallPlan.Rejected) {
+                continue;
+            }
+            (plans[i].risk() == Risk.APPROVE ? sequential : concurrent).add(i);
+        }
+        if (concurrent.size() == 1) {
+            int i = concurrent.getFirst();
+            results[i] = executor.execute(i, plans[i], turn, context);
+            afterCall(i, results[i], turn);
+        } else if (concurrent.size() > 1 && !runConcurrently(concurrent, plans, results, turn, context)) {
+            return null;
+        }
+        // APPROVE calls one by one, after the concurrent batch: never concurrently with another call.
+        for (int i : sequential) {
+            if (ctx.scope().stopReason() != null) {
+                return null;
+            }
+            results[i] = executor.execute(i, plans[i], turn, context);
+            afterCall(i, results[i], turn);
+        }
+        return ctx.scope().stopReason() != null ? null : results;
+    }
+
+    private boolean runConcurrently(
+            List<Integer> concurrent, CallPlan[] plans, ToolResult[] results, Turn turn, Context context) {
+        List<CompletableFuture<ToolResult>> futures = new ArrayList<>(concurrent.size());
+        for (int i : concurrent) {
+            CompletableFuture<ToolResult> future = new CompletableFuture<>();
+            CallPlan plan = plans[i];
+            if (plan instanceof CallPlan.Delegate d) {
+                // Spawned now; it may still wait for a concurrency slot or find the budget spent.
+                turn.announceStart(i, d, stream);
+            }
+            Thread.ofVirtual().start(() -> {
+                try (CancelScope.Entered ignored = ctx.scope().enter()) {
+                    future.complete(executor.execute(i, plan, turn, context));
+                } catch (Throwable t) {
+                    future.completeExceptionally(t);
+                }
+            });
+            futures.add(future);
+        }
+        // Observations in call order, whatever finished first.
+        for (int k = 0; k < concurrent.size(); k++) {
+            int i = concurrent.get(k);
+            ToolCall call = turn.calls().get(i);
+            try {
+                results[i] = futures.get(k).get();
+            } catch (InterruptedException e) {
+                return false;
+            } catch (ExecutionException e) {
+                results[i] = ToolResult.failed(
+                        call.id(),
+                        call.name(),
+                        new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", Errors.describe(e.getCause())));
+            }
+            afterCall(i, results[i], turn);
+        }
+        return true;
+    }
+
+    private CallPlan plan(ToolCall call, Map<String, Integer> subagentCounters) {
+        String name = call.name();
+        AgentContext c = ctx;
+        Tool tool = tools.find(name);
+        if (tool != null) {
+            List<String> errors = JsonSchemas.validate(tool.parametersSchema(), call.arguments());
+            if (!errors.isEmpty()) {
+                return reject(
+                        call,
+                        FailureCategory.EXECUTION_ERROR,
+                        "invalid_arguments",
+                        "invalid arguments for " + name + ": " + String.join("; ", errors));
+            }
+            return new CallPlan.RunTool(tool);
+        }
+        if (c.spec().workers().contains(name)) {
+            if (!c.canDelegate()) {
+                return reject(
+                        call,
+                        FailureCategory.ORCHESTRATION_ERROR,
+                        "depth_limit",
+                        "agent '" + c.agent() + "' may not delegate at depth " + c.depth() + " (max depth "
+                                + c.run().maxDepth() + ")");
+            }
+            if (c.ancestry().contains(name)) {
+                return reject(
+                        call,
+                        FailureCategory.ORCHESTRATION_ERROR,
+                        "delegation_cycle",
+                        "delegating to '" + name + "' would close a cycle: " + String.join(" -> ", c.ancestry())
+                                + " -> " + name);
+            }
+            List<String> errors = JsonSchemas.validate(Runtime.DELEGATION_SCHEMA, call.arguments());
+            if (!errors.isEmpty()) {
+                return reject(
+                        call,
+                        FailureCategory.ORCHESTRATION_ERROR,
+                        "invalid_delegation",
+                        "malformed delegation to " + name + ": " + String.join("; ", errors));
+            }
+            int number = subagentCounters.merge(name, 1, Integer::sum);
+            return new CallPlan.Delegate(c.rt().tree().spec(name), c.sessionId() + "/" + name + "#" + number);
+        }
+        if (c.rt().tree().contains(name)) {
+            return reject(
+                    call,
+                    FailureCategory.ORCHESTRATION_ERROR,
+                    "unknown_worker",
+                    "'" + name + "' is not a worker of agent '" + c.agent() + "'");
+        }
+        return reject(
+                call,
+                FailureCategory.ORCHESTRATION_ERROR,
+                "unknown_tool",
+                "unknown tool or worker '" + name + "'; available: " + definitionNames());
+    }
+
+    private String definitionNames() {
+        List<String> names = new ArrayList<>(definitions.size());
+        for (ToolDefinition d : definitions) {
+            names.add(d.name());
+        }
+        return String.join(", ", names);
+    }
+
+    private static CallPlan.Rejected reject(ToolCall call, FailureCategory category, String code, String message) {
+        return new CallPlan.Rejected(ToolResult.failed(call.id(), call.name(), new Failure(category, code, message)));
+    }
+
+    /** The parent-level events of a finished call, on the loop thread. */
+    private void afterCall(int index, ToolResult result, Turn turn) {
+        SubagentOutcome sub = turn.subagents()[index];
+        if (sub != null && turn.startAnnounced()[index]) {
+            long millis = sub.duration().toMillis();
+            stream.emit(m -> new AgentEvent.SubagentFinished(
+                    m, sub.callId(), sub.worker(), sub.sessionId(), sub.status(), sub.usage(), millis));
+        }
+        stream.emit(m -> new AgentEvent.ToolResultEvent(
+                m, result.callId(), result.toolName(), result.status(), result.content(), result.failure()));
+    }
+}
