@@ -2,8 +2,7 @@ package dev.cadre.agent.run;
 
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.AgentTree;
-import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.approval.ApprovalGate;
@@ -169,7 +168,7 @@ public final class AgentRunner implements AutoCloseable {
                         agent,
                         OutcomeStatus.FAILED,
                         null,
-                        new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", String.valueOf(t)),
+                        FailureCode.INTERNAL_ERROR.failure(String.valueOf(t)),
                         List.of(),
                         TokenUsage.ZERO,
                         0,
@@ -191,8 +190,7 @@ public final class AgentRunner implements AutoCloseable {
             @Override
             public void cancel() {
                 scope.stop(new StopReason(
-                        OutcomeStatus.CANCELLED,
-                        new Failure(FailureCategory.EXECUTION_ERROR, "cancelled", "run cancelled by request")));
+                        OutcomeStatus.CANCELLED, FailureCode.CANCELLED.failure("run cancelled by request")));
             }
         };
     }

@@ -1,7 +1,7 @@
 package dev.cadre.agent.workflow;
 
 import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.approval.ApprovalDecision;
@@ -187,9 +187,7 @@ public final class WorkflowRunner {
             failed.forEach(f -> report.append("\n[failed] ").append(f));
             Failure failure = failed.isEmpty()
                     ? null
-                    : new Failure(
-                            FailureCategory.EXECUTION_ERROR,
-                            "workers_failed",
+                    : FailureCode.WORKERS_FAILED.failure(
                             failed.size() + " of " + steps.size() + " workers failed: " + String.join("; ", failed));
             return new WorkflowOutcome(
                     m.name(),
@@ -279,10 +277,7 @@ public final class WorkflowRunner {
                             leader == null ? OutcomeStatus.FAILED : OutcomeStatus.OK,
                             leader,
                             leader == null
-                                    ? new Failure(
-                                            FailureCategory.EXECUTION_ERROR,
-                                            "no_positions",
-                                            "no participant stated a position")
+                                    ? FailureCode.NO_POSITIONS.failure("no participant stated a position")
                                     : null,
                             steps,
                             List.of(),
@@ -308,9 +303,7 @@ public final class WorkflowRunner {
                             d.name(),
                             OutcomeStatus.FAILED,
                             null,
-                            new Failure(
-                                    FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
-                                    "tie_break_expired",
+                            FailureCode.TIE_BREAK_EXPIRED.failure(
                                     "debate '" + d.name() + "' had no consensus and no human broke the tie in time"),
                             steps,
                             List.of(),
@@ -347,10 +340,7 @@ public final class WorkflowRunner {
             String text = "subagents " + ok + "/" + steps.size() + " ok" + report;
             Failure failure = ok == steps.size()
                     ? null
-                    : new Failure(
-                            FailureCategory.EXECUTION_ERROR,
-                            "chunks_failed",
-                            (steps.size() - ok) + " of " + steps.size() + " chunks failed");
+                    : FailureCode.CHUNKS_FAILED.failure((steps.size() - ok) + " of " + steps.size() + " chunks failed");
             return new WorkflowOutcome(
                     s.name(),
                     failure == null ? OutcomeStatus.OK : OutcomeStatus.FAILED,
@@ -385,14 +375,10 @@ public final class WorkflowRunner {
                 String to = directive.path("to").asString("");
                 Failure refused = null;
                 if (!h.agents().contains(to)) {
-                    refused = new Failure(
-                            FailureCategory.ORCHESTRATION_ERROR,
-                            "unknown_handoff_target",
+                    refused = FailureCode.UNKNOWN_HANDOFF_TARGET.failure(
                             agent + " handed off to '" + to + "', which is not part of handoff '" + h.name() + "'");
                 } else if (handoffs >= h.maxHandoffs()) {
-                    refused = new Failure(
-                            FailureCategory.ORCHESTRATION_ERROR,
-                            "handoff_limit",
+                    refused = FailureCode.HANDOFF_LIMIT.failure(
                             "handoff '" + h.name() + "' reached its limit of " + h.maxHandoffs() + " handoffs");
                 }
                 if (refused != null) {

@@ -2,7 +2,7 @@ package dev.cadre.agent.run.internal;
 
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.event.AgentEvent;
@@ -146,10 +146,7 @@ public final class AgentExecution {
             ended = loop(context);
         } catch (RuntimeException e) {
             // A bug in the loop or a port must still end as an outcome, never as a lost thread.
-            ended = new Ended(
-                    OutcomeStatus.FAILED,
-                    null,
-                    new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", Errors.describe(e)));
+            ended = new Ended(OutcomeStatus.FAILED, null, FailureCode.INTERNAL_ERROR.failure(Errors.describe(e)));
         } finally {
             if (timer != null) {
                 timer.cancel(false);
@@ -212,11 +209,8 @@ public final class AgentExecution {
     private StopReason timeoutReason() {
         return new StopReason(
                 OutcomeStatus.TIMEOUT,
-                new Failure(
-                        FailureCategory.TIMEOUT_ERROR,
-                        "agent_timeout",
-                        "agent '" + spec.name() + "' exceeded its timeout of "
-                                + spec.budget().timeout()));
+                FailureCode.AGENT_TIMEOUT.failure("agent '" + spec.name() + "' exceeded its timeout of "
+                        + spec.budget().timeout()));
     }
 
     private Ended loop(Context context) {
@@ -236,7 +230,7 @@ public final class AgentExecution {
             }
             if (iterations >= spec.budget().maxIterations()) {
                 return budgetExceeded(
-                        "iteration_budget",
+                        FailureCode.ITERATION_BUDGET,
                         "agent '" + spec.name() + "' used its " + spec.budget().maxIterations()
                                 + " iterations without finishing");
             }
@@ -244,7 +238,7 @@ public final class AgentExecution {
             long available = budget.available();
             if (estimate + 1 > available) {
                 return budgetExceeded(
-                        "token_budget",
+                        FailureCode.TOKEN_BUDGET,
                         "agent '" + spec.name() + "' needs about " + estimate + " input tokens but only " + available
                                 + " of its token budget are left");
             }
@@ -262,7 +256,7 @@ public final class AgentExecution {
             try (Scope ignored = context.with(chat).makeCurrent()) {
                 response = model.call(request);
                 if (response == null) {
-                    throw new ModelException("empty_response", "the model port returned no response");
+                    throw new ModelException(FailureCode.EMPTY_RESPONSE.code(), "the model port returned no response");
                 }
             } catch (InterruptedException e) {
                 StopReason s = scope.stopReasonOrCancelled();
@@ -273,8 +267,7 @@ public final class AgentExecution {
                 modelCallEnded(chat, null, f, t0);
                 return stopOrFail(f);
             } catch (RuntimeException e) {
-                Failure f = new Failure(
-                        FailureCategory.COMMUNICATION_ERROR, "model_error", "model call failed: " + Errors.describe(e));
+                Failure f = FailureCode.MODEL_ERROR.failure("model call failed: " + Errors.describe(e));
                 modelCallEnded(chat, null, f, t0);
                 return stopOrFail(f);
             }
@@ -284,12 +277,12 @@ public final class AgentExecution {
             iterations++;
             if (response.truncated()) {
                 return budgetExceeded(
-                        "output_truncated",
+                        FailureCode.OUTPUT_TRUNCATED,
                         "agent '" + spec.name() + "': the model's answer was cut at the token budget");
             }
             if (budget.spent() > budget.limit()) {
                 return budgetExceeded(
-                        "token_budget",
+                        FailureCode.TOKEN_BUDGET,
                         "agent '" + spec.name() + "': the model reported more tokens than the budget allowed");
             }
             List<ToolCall> calls = withStableIds(response.toolCalls());
@@ -328,9 +321,8 @@ public final class AgentExecution {
         return new Ended(stop.status(), null, stop.failure());
     }
 
-    private Ended budgetExceeded(String code, String message) {
-        return new Ended(
-                OutcomeStatus.BUDGET_EXCEEDED, null, new Failure(FailureCategory.BUDGET_EXCEEDED, code, message));
+    private Ended budgetExceeded(FailureCode code, String message) {
+        return new Ended(OutcomeStatus.BUDGET_EXCEEDED, null, code.failure(message));
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.cadre.agent.run.internal;
 
-import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,9 +52,8 @@ public final class CancelScope {
         }
         return new StopReason(
                 OutcomeStatus.CANCELLED,
-                new Failure(
+                FailureCode.PARENT_STOPPED.failure(
                         reason.failure().category(),
-                        "parent_stopped",
                         "parent stopped: " + reason.failure().message()));
     }
 
@@ -67,11 +65,7 @@ public final class CancelScope {
     /** The stop reason, or a cancellation if the thread was interrupted for another reason. */
     public StopReason stopReasonOrCancelled() {
         StopReason s = stop;
-        return s != null
-                ? s
-                : new StopReason(
-                        OutcomeStatus.CANCELLED,
-                        new Failure(FailureCategory.EXECUTION_ERROR, "interrupted", "interrupted"));
+        return s != null ? s : new StopReason(OutcomeStatus.CANCELLED, FailureCode.INTERRUPTED.failure("interrupted"));
     }
 
     /** Registers the current thread so a stop interrupts it; close the result when leaving. */

@@ -2,7 +2,7 @@ package dev.cadre.agent.run.internal;
 
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.ReviewPolicy;
 import dev.cadre.agent.TokenUsage;
@@ -78,11 +78,8 @@ final class Delegation {
         long floor = (long) Math.ceil(requested * ctx.rt().limits().minWorkerBudgetFraction());
         TokenBudget childBudget = budget.reserve(requested, floor);
         if (childBudget == null) {
-            Failure f = new Failure(
-                    FailureCategory.BUDGET_EXCEEDED,
-                    "run_budget_exhausted",
-                    "run token budget has " + budget.available() + " tokens left; worker " + worker.name()
-                            + " needs at least " + floor + " of its " + requested);
+            Failure f = FailureCode.RUN_BUDGET_EXHAUSTED.failure("run token budget has " + budget.available()
+                    + " tokens left; worker " + worker.name() + " needs at least " + floor + " of its " + requested);
             turn.subagents()[index] = new SubagentOutcome(
                     call.id(),
                     worker.name(),
@@ -182,8 +179,7 @@ final class Delegation {
             result = ToolResult.ok(call.id(), call.name(), render(summary == null ? "" : summary, degraded));
         } else {
             Failure f = parentFailure == null
-                    ? new Failure(
-                            FailureCategory.EXECUTION_ERROR, "worker_failed", "worker " + worker.name() + " failed")
+                    ? FailureCode.WORKER_FAILED.failure("worker " + worker.name() + " failed")
                     : parentFailure;
             result = ToolResult.failed(call.id(), call.name(), status, f);
         }
@@ -243,21 +239,13 @@ final class Delegation {
     /** How a worker's failure reads to its parent: one category, a worker-level message. */
     static Failure forParent(String worker, OutcomeStatus status, Failure child) {
         return switch (status) {
-            case TIMEOUT ->
-                new Failure(
-                        FailureCategory.TIMEOUT_ERROR,
-                        "worker_timeout",
-                        "worker " + worker + " timed out: " + child.message());
+            case TIMEOUT -> FailureCode.WORKER_TIMEOUT.failure("worker " + worker + " timed out: " + child.message());
             case BUDGET_EXCEEDED ->
-                new Failure(
-                        FailureCategory.BUDGET_EXCEEDED,
-                        "worker_budget_exceeded",
+                FailureCode.WORKER_BUDGET_EXCEEDED.failure(
                         "worker " + worker + " ran out of budget: " + child.message());
             case CANCELLED -> child;
             case OK, DENIED, FAILED ->
-                new Failure(
-                        FailureCategory.EXECUTION_ERROR,
-                        "worker_failed",
+                FailureCode.WORKER_FAILED.failure(
                         "worker " + worker + " failed (" + child.category() + "): " + child.message());
         };
     }

@@ -1,7 +1,7 @@
 package dev.cadre.agent.run.internal;
 
 import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.approval.ApprovalDecision;
 import dev.cadre.agent.approval.ApprovalKind;
 import dev.cadre.agent.approval.ApprovalRequest;
@@ -90,9 +90,7 @@ final class HumanGate {
                         : JsonSchemas.validate(subject.editSchema(), edits.arguments());
                 yield errors.isEmpty()
                         ? new Verdict.Proceed(edits.arguments())
-                        : new Verdict.Refused(new Failure(
-                                FailureCategory.EXECUTION_ERROR,
-                                "invalid_edited_arguments",
+                        : new Verdict.Refused(FailureCode.INVALID_EDITED_ARGUMENTS.failure(
                                 "the approver's edited arguments are invalid: " + String.join("; ", errors)));
             }
             case ApprovalDecision.Rejected r ->
@@ -112,20 +110,12 @@ final class HumanGate {
     private static Failure expired(Subject subject) {
         return switch (subject.kind()) {
             case TOOL_CALL ->
-                new Failure(
-                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
-                        "approval_expired",
-                        "no human decision arrived before the approval request expired");
+                FailureCode.APPROVAL_EXPIRED.failure("no human decision arrived before the approval request expired");
             case RESULT_REVIEW ->
-                new Failure(
-                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
-                        "review_expired",
+                FailureCode.REVIEW_EXPIRED.failure(
                         "no reviewer decided on the result of worker " + subject.toolName() + " in time");
             case TIE_BREAK ->
-                new Failure(
-                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
-                        "tie_break_expired",
-                        "no human broke the tie of " + subject.toolName() + " in time");
+                FailureCode.TIE_BREAK_EXPIRED.failure("no human broke the tie of " + subject.toolName() + " in time");
         };
     }
 

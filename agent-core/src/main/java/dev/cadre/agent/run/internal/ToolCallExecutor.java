@@ -1,7 +1,7 @@
 package dev.cadre.agent.run.internal;
 
 import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.journal.JournalEntry;
 import dev.cadre.agent.journal.JournalKey;
@@ -59,10 +59,7 @@ final class ToolCallExecutor {
             StopReason s = ctx.scope().stopReasonOrCancelled();
             result = ToolResult.failed(call.id(), call.name(), s.status(), s.failure());
         } catch (RuntimeException e) {
-            result = ToolResult.failed(
-                    call.id(),
-                    call.name(),
-                    new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", Errors.describe(e)));
+            result = ToolResult.failed(call.id(), call.name(), FailureCode.INTERNAL_ERROR.failure(Errors.describe(e)));
         }
         ctx.rt().spans().endTool(span, call.name(), result.status().wireName(), result.content(), result.failure());
         finished(call, result, plan.risk(), worker, t0);
@@ -146,10 +143,7 @@ final class ToolCallExecutor {
                 ToolResult.failed(
                         call.id(),
                         call.name(),
-                        new Failure(
-                                FailureCategory.EXECUTION_ERROR,
-                                "interrupted",
-                                "interrupted before its outcome was recorded; not re-run"));
+                        FailureCode.INTERRUPTED.failure("interrupted before its outcome was recorded; not re-run"));
             case null -> null;
         };
     }
@@ -171,10 +165,7 @@ final class ToolCallExecutor {
             return ToolResult.failed(
                     call.id(),
                     call.name(),
-                    new Failure(
-                            FailureCategory.EXECUTION_ERROR,
-                            "tool_failed",
-                            "tool " + call.name() + " failed: " + Errors.describe(e)));
+                    FailureCode.TOOL_FAILED.failure("tool " + call.name() + " failed: " + Errors.describe(e)));
         }
     }
 }

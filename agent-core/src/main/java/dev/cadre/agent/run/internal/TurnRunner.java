@@ -1,7 +1,6 @@
 package dev.cadre.agent.run.internal;
 
-import dev.cadre.agent.Failure;
-import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.event.AgentEvent;
 import dev.cadre.agent.model.ToolCall;
 import dev.cadre.agent.model.ToolDefinition;
@@ -129,9 +128,7 @@ final class TurnRunner {
                 return false;
             } catch (ExecutionException e) {
                 results[i] = ToolResult.failed(
-                        call.id(),
-                        call.name(),
-                        new Failure(FailureCategory.EXECUTION_ERROR, "internal_error", Errors.describe(e.getCause())));
+                        call.id(), call.name(), FailureCode.INTERNAL_ERROR.failure(Errors.describe(e.getCause())));
             }
             afterCall(i, results[i], turn);
         }
@@ -147,8 +144,7 @@ final class TurnRunner {
             if (!errors.isEmpty()) {
                 return reject(
                         call,
-                        FailureCategory.EXECUTION_ERROR,
-                        "invalid_arguments",
+                        FailureCode.INVALID_ARGUMENTS,
                         "invalid arguments for " + name + ": " + String.join("; ", errors));
             }
             return new CallPlan.RunTool(tool);
@@ -157,16 +153,14 @@ final class TurnRunner {
             if (!c.canDelegate()) {
                 return reject(
                         call,
-                        FailureCategory.ORCHESTRATION_ERROR,
-                        "depth_limit",
+                        FailureCode.DEPTH_LIMIT,
                         "agent '" + c.agent() + "' may not delegate at depth " + c.depth() + " (max depth "
                                 + c.run().maxDepth() + ")");
             }
             if (c.ancestry().contains(name)) {
                 return reject(
                         call,
-                        FailureCategory.ORCHESTRATION_ERROR,
-                        "delegation_cycle",
+                        FailureCode.DELEGATION_CYCLE,
                         "delegating to '" + name + "' would close a cycle: " + String.join(" -> ", c.ancestry())
                                 + " -> " + name);
             }
@@ -174,8 +168,7 @@ final class TurnRunner {
             if (!errors.isEmpty()) {
                 return reject(
                         call,
-                        FailureCategory.ORCHESTRATION_ERROR,
-                        "invalid_delegation",
+                        FailureCode.INVALID_DELEGATION,
                         "malformed delegation to " + name + ": " + String.join("; ", errors));
             }
             int number = subagentCounters.merge(name, 1, Integer::sum);
@@ -183,15 +176,11 @@ final class TurnRunner {
         }
         if (c.rt().tree().contains(name)) {
             return reject(
-                    call,
-                    FailureCategory.ORCHESTRATION_ERROR,
-                    "unknown_worker",
-                    "'" + name + "' is not a worker of agent '" + c.agent() + "'");
+                    call, FailureCode.UNKNOWN_WORKER, "'" + name + "' is not a worker of agent '" + c.agent() + "'");
         }
         return reject(
                 call,
-                FailureCategory.ORCHESTRATION_ERROR,
-                "unknown_tool",
+                FailureCode.UNKNOWN_TOOL,
                 "unknown tool or worker '" + name + "'; available: " + definitionNames());
     }
 
@@ -203,8 +192,8 @@ final class TurnRunner {
         return String.join(", ", names);
     }
 
-    private static CallPlan.Rejected reject(ToolCall call, FailureCategory category, String code, String message) {
-        return new CallPlan.Rejected(ToolResult.failed(call.id(), call.name(), new Failure(category, code, message)));
+    private static CallPlan.Rejected reject(ToolCall call, FailureCode code, String message) {
+        return new CallPlan.Rejected(ToolResult.failed(call.id(), call.name(), code.failure(message)));
     }
 
     /** The parent-level events of a finished call, on the loop thread. */
