@@ -2,9 +2,9 @@ package dev.cadre.agent.run;
 
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.AgentTree;
+import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
-import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.journal.InMemoryToolJournal;
 import dev.cadre.agent.journal.ToolJournal;
@@ -20,7 +20,6 @@ import dev.cadre.agent.telemetry.TelemetryOptions;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -148,32 +147,15 @@ public final class AgentRunner implements AutoCloseable {
         Thread.ofVirtual().name("cadre-run-" + runId).start(() -> {
             long t0 = System.nanoTime();
             try {
-                AgentExecution.LoopResult r = body.get();
-                outcome.complete(new RunOutcome(
-                        runId,
-                        sessionId,
-                        agent,
-                        r.status(),
-                        r.text(),
-                        r.failure(),
-                        r.subagents(),
-                        r.usage(),
-                        r.iterations(),
-                        r.toolsCalled(),
-                        r.duration()));
+                outcome.complete(outcome(runId, sessionId, agent, body.get()));
             } catch (Throwable t) {
-                outcome.complete(new RunOutcome(
+                outcome.complete(new RunOutcome.Failed(
                         runId,
                         sessionId,
                         agent,
                         OutcomeStatus.FAILED,
-                        null,
                         FailureCode.INTERNAL_ERROR.failure(String.valueOf(t)),
-                        List.of(),
-                        TokenUsage.ZERO,
-                        0,
-                        List.of(),
-                        Duration.ofNanos(System.nanoTime() - t0)));
+                        AgentWork.none(Duration.ofNanos(System.nanoTime() - t0))));
             }
         });
         return new RunHandle() {
@@ -193,6 +175,17 @@ public final class AgentRunner implements AutoCloseable {
                         OutcomeStatus.CANCELLED, FailureCode.CANCELLED.failure("run cancelled by request")));
             }
         };
+    }
+
+    private static RunOutcome outcome(String runId, String sessionId, String agent, AgentExecution.LoopResult r) {
+        if (r.status() == OutcomeStatus.OK) {
+            return new RunOutcome.Completed(runId, sessionId, agent, r.text() == null ? "" : r.text(), r.work());
+        }
+        // The loop ends every other status with a failure; should one ever be missing, say so, never hide it.
+        Failure failure = r.failure() != null
+                ? r.failure()
+                : FailureCode.INTERNAL_ERROR.failure("run ended " + r.status().wireName() + " without a failure");
+        return new RunOutcome.Failed(runId, sessionId, agent, r.status(), failure, r.work());
     }
 
     @Override

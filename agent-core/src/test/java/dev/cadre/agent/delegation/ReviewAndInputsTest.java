@@ -7,6 +7,8 @@ import static dev.cadre.agent.testing.Fixtures.textOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.agent.AgentTree;
+import dev.cadre.agent.Failure;
+import dev.cadre.agent.FailureCategory;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.ReviewPolicy;
 import dev.cadre.agent.approval.ApprovalDecision;
@@ -114,5 +116,35 @@ class ReviewAndInputsTest {
         assertThat(withdrawn.finalText())
                 .contains("the reviewer rejected this result by gil: numbers look wrong")
                 .doesNotContain("appliances");
+    }
+
+    @Test
+    void resultReview_thatNobodyDecides_failsTheCall_andTheRecordKeepsTheContractData() throws Exception {
+        RunOutcome expired = run(ReviewPolicy.REVIEW_RESULT, new ApprovalDecision.Expired(), new Recorder());
+
+        SubagentOutcome sub = expired.subagents().getFirst();
+        assertThat(sub).isInstanceOf(SubagentOutcome.Failed.class);
+        assertThat(sub.status()).isEqualTo(OutcomeStatus.FAILED);
+        assertThat(sub.summary()).isNull();
+        assertThat(sub.error())
+                .isEqualTo(new Failure(
+                        FailureCategory.HUMAN_INTERVENTION_TIMEOUT,
+                        "review_expired",
+                        "no reviewer decided on the result of worker analyst in time"));
+        assertThat(sub.data()).isEqualTo(json("{\"rows\": 128}"));
+        assertThat(expired.finalText()).contains("\"code\":\"review_expired\"").doesNotContain("appliances");
+    }
+
+    @Test
+    void resultReview_rejected_isARejectedOutcome_withoutSummaryOrError() throws Exception {
+        RunOutcome withdrawn = run(
+                ReviewPolicy.REVIEW_RESULT, new ApprovalDecision.Rejected("numbers look wrong", null), new Recorder());
+
+        assertThat(withdrawn.subagents().getFirst()).isInstanceOfSatisfying(SubagentOutcome.Rejected.class, r -> {
+            assertThat(r.summary()).isNull();
+            assertThat(r.error()).isNull();
+            assertThat(r.metrics()).isEqualTo(json("{\"mom\": -0.12}"));
+        });
+        assertThat(withdrawn.finalText()).contains("the reviewer rejected this result: numbers look wrong");
     }
 }

@@ -16,6 +16,7 @@ import dev.cadre.agent.model.ToolCall;
 import dev.cadre.agent.model.ToolDefinition;
 import dev.cadre.agent.model.ToolResultMessage;
 import dev.cadre.agent.model.UserMessage;
+import dev.cadre.agent.run.AgentWork;
 import dev.cadre.agent.run.Checkpoint;
 import dev.cadre.agent.run.SubagentOutcome;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
@@ -106,16 +107,12 @@ public final class AgentExecution {
         return new AgentExecution(AgentContext.root(rt, run, spec, cp.sessionId(), budget, scope), StartState.of(cp));
     }
 
-    /** How a loop ended. */
+    /** How a loop ended: a status, the final text when ok, the failure when not, and what it did. */
     public record LoopResult(
             OutcomeStatus status,
             @Nullable String text,
             @Nullable Failure failure,
-            TokenUsage usage,
-            int iterations,
-            List<String> toolsCalled,
-            List<SubagentOutcome> subagents,
-            Duration duration) {}
+            AgentWork work) {}
 
     /**
      * Runs the loop on the current thread until it finishes, fails, runs out of budget or is stopped.
@@ -177,7 +174,10 @@ public final class AgentExecution {
                         toolsCalled.size(),
                         duration));
         return new LoopResult(
-                ended.status(), ended.text(), failure, total, iterations, toolsCalled, subagents, duration);
+                ended.status(),
+                ended.text(),
+                failure,
+                new AgentWork(total, iterations, toolsCalled, duration, subagents));
     }
 
     private record Ended(

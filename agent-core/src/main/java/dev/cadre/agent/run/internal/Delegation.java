@@ -5,9 +5,9 @@ import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.ReviewPolicy;
-import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.internal.JsonText;
 import dev.cadre.agent.model.ToolCall;
+import dev.cadre.agent.run.AgentWork;
 import dev.cadre.agent.run.SubagentOutcome;
 import dev.cadre.agent.tool.JsonSchemas;
 import dev.cadre.agent.tool.ToolResult;
@@ -80,21 +80,16 @@ final class Delegation {
         if (childBudget == null) {
             Failure f = FailureCode.RUN_BUDGET_EXHAUSTED.failure("run token budget has " + budget.available()
                     + " tokens left; worker " + worker.name() + " needs at least " + floor + " of its " + requested);
-            turn.subagents()[index] = new SubagentOutcome(
+            turn.subagents()[index] = new SubagentOutcome.Failed(
                     call.id(),
                     worker.name(),
                     plan.childSessionId(),
                     OutcomeStatus.BUDGET_EXCEEDED,
-                    null,
-                    null,
-                    null,
                     f,
-                    TokenUsage.ZERO,
-                    0,
-                    List.of(),
-                    Duration.ZERO,
+                    null,
+                    null,
                     false,
-                    List.of());
+                    AgentWork.none(Duration.ZERO));
             return ToolResult.failed(call.id(), call.name(), OutcomeStatus.BUDGET_EXCEEDED, f);
         }
         boolean degraded = childBudget.limit() < requested;
@@ -110,7 +105,7 @@ final class Delegation {
         } finally {
             childBudget.close();
         }
-        parent.addUsage(r.usage());
+        parent.addUsage(r.work().usage());
         return readResult(index, plan, call, r, degraded, turn);
     }
 
@@ -141,60 +136,53 @@ final class Delegation {
     private ToolResult readResult(
             int index, CallPlan.Delegate plan, ToolCall call, AgentExecution.LoopResult r, boolean degraded, Turn turn)
             throws InterruptedException {
-        AgentSpec worker = plan.worker();
-        String childSession = plan.childSessionId();
-        String summary = null;
+        String worker = plan.worker().name();
+        String session = plan.childSessionId();
+        if (r.status() != OutcomeStatus.OK) {
+            Failure own = r.failure() != null
+                    ? r.failure()
+                    : FailureCode.WORKER_FAILED.failure("worker " + worker + " failed");
+            turn.subagents()[index] = new SubagentOutcome.Failed(
+                    call.id(), worker, session, r.status(), own, null, null, degraded, r.work());
+            return ToolResult.failed(
+                    call.id(), call.name(), r.status(), r.failure() == null ? own : forParent(worker, r.status(), own));
+        }
+        String summary = r.text() == null ? "" : r.text();
         JsonNode data = null;
         JsonNode metrics = null;
-        if (r.status() == OutcomeStatus.OK) {
-            summary = r.text() == null ? "" : r.text();
-            JsonNode contract = parseContract(summary);
-            if (contract != null) {
-                summary = contract.path("summary").asString("");
-                data = contract.get("data");
-                metrics = contract.get("metrics");
-            }
+        JsonNode contract = parseContract(summary);
+        if (contract != null) {
+            summary = contract.path("summary").asString("");
+            data = contract.get("data");
+            metrics = contract.get("metrics");
         }
-        Failure childFailure = r.failure();
-        Failure parentFailure = childFailure == null ? null : forParent(worker.name(), r.status(), childFailure);
-        OutcomeStatus status = r.status();
-        if (status == OutcomeStatus.OK && worker.review() == ReviewPolicy.REVIEW_RESULT) {
-            switch (gate.decide(HumanGate.Subject.resultReview(call, worker.name(), summary), turn)) {
+        if (plan.worker().review() == ReviewPolicy.REVIEW_RESULT) {
+            switch (gate.decide(HumanGate.Subject.resultReview(call, worker, summary), turn)) {
                 case HumanGate.Verdict.Proceed p ->
                     summary = p.arguments().path("summary").asString(summary);
                 case HumanGate.Verdict.Denied d -> {
-                    turn.subagents()[index] = outcome(
-                            call, worker, childSession, OutcomeStatus.DENIED, null, data, metrics, null, r, degraded);
+                    turn.subagents()[index] =
+                            new SubagentOutcome.Rejected(call.id(), worker, session, data, metrics, degraded, r.work());
                     return ToolResult.denied(call.id(), call.name(), d.comment());
                 }
                 case HumanGate.Verdict.Refused x -> {
-                    status = OutcomeStatus.FAILED;
-                    summary = null;
-                    parentFailure = x.failure();
+                    turn.subagents()[index] = new SubagentOutcome.Failed(
+                            call.id(),
+                            worker,
+                            session,
+                            OutcomeStatus.FAILED,
+                            x.failure(),
+                            data,
+                            metrics,
+                            degraded,
+                            r.work());
+                    return ToolResult.failed(call.id(), call.name(), OutcomeStatus.FAILED, x.failure());
                 }
             }
         }
-        ToolResult result;
-        if (status == OutcomeStatus.OK) {
-            result = ToolResult.ok(call.id(), call.name(), render(summary == null ? "" : summary, degraded));
-        } else {
-            Failure f = parentFailure == null
-                    ? FailureCode.WORKER_FAILED.failure("worker " + worker.name() + " failed")
-                    : parentFailure;
-            result = ToolResult.failed(call.id(), call.name(), status, f);
-        }
-        turn.subagents()[index] = outcome(
-                call,
-                worker,
-                childSession,
-                status,
-                summary,
-                data,
-                metrics,
-                childFailure == null ? parentFailure : childFailure,
-                r,
-                degraded);
-        return result;
+        turn.subagents()[index] =
+                new SubagentOutcome.Ok(call.id(), worker, session, summary, data, metrics, degraded, r.work());
+        return ToolResult.ok(call.id(), call.name(), render(summary, degraded));
     }
 
     /** What the parent's model reads of a worker's success: its summary only, never data or metrics. */
@@ -206,34 +194,6 @@ final class Delegation {
             body.append(",\"degraded\":true");
         }
         return body.append('}').toString();
-    }
-
-    private static SubagentOutcome outcome(
-            ToolCall call,
-            AgentSpec worker,
-            String childSession,
-            OutcomeStatus status,
-            @Nullable String summary,
-            @Nullable JsonNode data,
-            @Nullable JsonNode metrics,
-            @Nullable Failure error,
-            AgentExecution.LoopResult r,
-            boolean degraded) {
-        return new SubagentOutcome(
-                call.id(),
-                worker.name(),
-                childSession,
-                status,
-                summary,
-                data,
-                metrics,
-                error,
-                r.usage(),
-                r.iterations(),
-                r.toolsCalled(),
-                r.duration(),
-                degraded,
-                r.subagents());
     }
 
     /** How a worker's failure reads to its parent: one category, a worker-level message. */
