@@ -4,18 +4,14 @@ import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.TokenUsage;
-import dev.cadre.agent.approval.ApprovalDecision;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalKind;
-import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.agent.run.AgentRunner;
 import dev.cadre.agent.run.RunObserver;
 import dev.cadre.agent.run.RunOutcome;
 import dev.cadre.agent.run.RunRequest;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,9 +21,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Runs {@link Workflow}s with an {@link AgentRunner}: every agent step is an ordinary run of that
@@ -85,7 +78,13 @@ public final class WorkflowRunner {
                 case Workflow.AgentStep s -> agent(s.name(), s.agent(), input);
                 case Workflow.Sequence s -> sequence(s, input);
                 case Workflow.MapReduce m -> mapReduce(m, input);
-                case Workflow.Debate d -> debate(d, input);
+                case Workflow.Debate d ->
+                    new Debates(
+                                    runId,
+                                    humans,
+                                    (agents, label, roundInput) ->
+                                            concurrentSteps(agents, agents.size(), label, a -> a, a -> roundInput))
+                            .run(d, input);
                 case Workflow.Split s -> split(s, input);
                 case Workflow.Handoff h -> handoff(h, input);
             };
@@ -201,118 +200,6 @@ public final class WorkflowRunner {
                     usage);
         }
 
-        private WorkflowOutcome debate(Workflow.Debate d, String topic) throws InterruptedException {
-            List<StepOutcome> steps = new ArrayList<>();
-            TokenUsage usage = TokenUsage.ZERO;
-            List<Position> positions = List.of();
-            for (int round = 1; round <= d.maxRounds(); round++) {
-                StringBuilder prompt = new StringBuilder(topic);
-                if (!positions.isEmpty()) {
-                    prompt.append("\n\nPositions of round ").append(round - 1).append(':');
-                    positions.forEach(p -> prompt.append("\n- ").append(p.render()));
-                }
-                prompt.append("\n\nRound ")
-                        .append(round)
-                        .append(" of ")
-                        .append(d.maxRounds())
-                        .append(". Answer {\"verdict\": ..., \"confidence\": 0..1, \"argument\": ...}.");
-                String roundInput = prompt.toString();
-                List<StepOutcome> round_ =
-                        concurrentSteps(d.participants(), d.participants().size(), d.name(), a -> a, a -> roundInput);
-                steps.addAll(round_);
-                List<Position> next = new ArrayList<>();
-                for (StepOutcome s : round_) {
-                    usage = usage.plus(s.usage());
-                    if (s.status() == OutcomeStatus.OK) {
-                        next.add(Position.of(s.agent(), s.text()));
-                    }
-                }
-                positions = next;
-                Map<String, Integer> votes = votes(positions);
-                String leader = leader(votes);
-                if (leader != null
-                        && votes.get(leader)
-                                >= d.consensusThreshold() * d.participants().size()) {
-                    return new WorkflowOutcome(
-                            d.name(), OutcomeStatus.OK, leader, null, steps, List.of(), Map.of(), null, usage);
-                }
-            }
-            return tieBreak(d, positions, steps, usage);
-        }
-
-        private WorkflowOutcome tieBreak(
-                Workflow.Debate d, List<Position> positions, List<StepOutcome> steps, TokenUsage usage)
-                throws InterruptedException {
-            Map<String, Integer> votes = votes(positions);
-            String leader = leader(votes);
-            ObjectNode args = JsonNodeFactory.instance.objectNode();
-            ArrayNode options = args.putArray("options");
-            votes.keySet().forEach(options::add);
-            List<String> plan = positions.stream().map(Position::render).toList();
-            ApprovalRequest request = new ApprovalRequest(
-                    ApprovalKind.TIE_BREAK,
-                    runId,
-                    runId,
-                    d.name(),
-                    d.name() + "-tie-break",
-                    "debate_tie_break",
-                    args,
-                    "Debate '" + d.name() + "' found no consensus in " + d.maxRounds()
-                            + " rounds: choose the verdict (approve = " + leader + ", or edit {\"verdict\": ...})",
-                    String.join("\n", plan),
-                    leader == null
-                            ? null
-                            : (double) votes.get(leader) / d.participants().size(),
-                    plan);
-            ApprovalDecision decision;
-            try {
-                decision = humans.request(request).toCompletableFuture().get();
-            } catch (ExecutionException e) {
-                decision = new ApprovalDecision.Expired();
-            }
-            return switch (decision) {
-                case ApprovalDecision.Approved a ->
-                    new WorkflowOutcome(
-                            d.name(),
-                            leader == null ? OutcomeStatus.FAILED : OutcomeStatus.OK,
-                            leader,
-                            leader == null
-                                    ? FailureCode.NO_POSITIONS.failure("no participant stated a position")
-                                    : null,
-                            steps,
-                            List.of(),
-                            Map.of(),
-                            null,
-                            usage);
-                case ApprovalDecision.ApprovedWithEdits e ->
-                    new WorkflowOutcome(
-                            d.name(),
-                            OutcomeStatus.OK,
-                            e.arguments().path("verdict").asString(leader == null ? "" : leader),
-                            null,
-                            steps,
-                            List.of(),
-                            Map.of(),
-                            null,
-                            usage);
-                case ApprovalDecision.Rejected r ->
-                    new WorkflowOutcome(
-                            d.name(), OutcomeStatus.DENIED, null, null, steps, List.of(), Map.of(), null, usage);
-                case ApprovalDecision.Expired x ->
-                    new WorkflowOutcome(
-                            d.name(),
-                            OutcomeStatus.FAILED,
-                            null,
-                            FailureCode.TIE_BREAK_EXPIRED.failure(
-                                    "debate '" + d.name() + "' had no consensus and no human broke the tie in time"),
-                            steps,
-                            List.of(),
-                            Map.of(),
-                            null,
-                            usage);
-            };
-        }
-
         private WorkflowOutcome split(Workflow.Split s, String mission) throws InterruptedException {
             List<String> chunks = Missions.split(mission, s.maxChunkChars());
             List<StepOutcome> steps =
@@ -422,45 +309,6 @@ public final class WorkflowRunner {
             }
             return out;
         }
-    }
-
-    private record Position(String agent, String verdict, double confidence, String argument) {
-        static Position of(String agent, @Nullable String text) {
-            JsonNode json = Findings.json(text);
-            if (json != null && json.isObject() && json.has("verdict")) {
-                return new Position(
-                        agent,
-                        json.path("verdict").asString(""),
-                        json.path("confidence").asDouble(0.5),
-                        json.path("argument").asString(""));
-            }
-            String t = text == null ? "" : text.strip();
-            int nl = t.indexOf('\n');
-            return new Position(agent, nl < 0 ? t : t.substring(0, nl), 0.5, nl < 0 ? "" : t.substring(nl + 1));
-        }
-
-        String render() {
-            return agent + ": " + verdict + " (confidence " + confidence + ")"
-                    + (argument.isBlank() ? "" : " - " + argument);
-        }
-    }
-
-    private static Map<String, Integer> votes(List<Position> positions) {
-        Map<String, Integer> votes = new LinkedHashMap<>();
-        for (Position p : positions) {
-            votes.merge(p.verdict().strip().toLowerCase(Locale.ROOT), 1, Integer::sum);
-        }
-        return votes;
-    }
-
-    private static @Nullable String leader(Map<String, Integer> votes) {
-        String best = null;
-        for (Map.Entry<String, Integer> e : votes.entrySet()) {
-            if (best == null || e.getValue() > votes.get(best)) {
-                best = e.getKey();
-            }
-        }
-        return best;
     }
 
     private static @Nullable JsonNode handoffDirective(@Nullable String text) {
