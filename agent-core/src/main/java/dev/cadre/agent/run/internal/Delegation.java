@@ -110,7 +110,7 @@ final class Delegation {
     }
 
     /** The worker's first user message: the task, its context, its inputs and, if short, its budget. */
-    static String prompt(WorkerTask work, boolean degraded, long granted, long requested) {
+    private static String prompt(WorkerTask work, boolean degraded, long granted, long requested) {
         StringBuilder user = new StringBuilder(work.task());
         if (work.context() != null && !work.context().isBlank()) {
             user.append("\n\nContext:\n").append(work.context());
