@@ -43,6 +43,7 @@ import org.jspecify.annotations.Nullable;
 public final class AgentExecution {
 
     private final AgentContext ctx;
+    // Shorthands for parts of ctx, read on every iteration.
     private final Runtime rt;
     private final RunScope run;
     private final AgentSpec spec;
