@@ -4,7 +4,6 @@ import dev.cadre.agent.AgentSpec;
 import dev.cadre.platform.web.ApiProblem;
 import java.util.List;
 import java.util.Locale;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -16,11 +15,11 @@ import org.springframework.web.bind.annotation.RestController;
 class AgentController {
 
     private final AgentCatalog catalog;
-    private final JdbcClient jdbc;
+    private final AgentRunHistory history;
 
-    AgentController(AgentCatalog catalog, JdbcClient jdbc) {
+    AgentController(AgentCatalog catalog, AgentRunHistory history) {
         this.catalog = catalog;
-        this.jdbc = jdbc;
+        this.history = history;
     }
 
     record BudgetView(int maxIterations, long maxTokens, long timeoutSeconds) {}
@@ -80,23 +79,12 @@ class AgentController {
     }
 
     private StatsView stats(String agent) {
-        return jdbc.sql(
-                        "SELECT COUNT(*) AS runs,"
-                                + " SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,"
-                                + " SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,"
-                                + " AVG(input_tokens + output_tokens) AS avg_tokens"
-                                + " FROM cadre_run WHERE agent = ? AND status IN ('completed', 'failed', 'canceled', 'rejected')")
-                .param(agent)
-                .query((rs, i) -> {
-                    long runs = rs.getLong("runs");
-                    long completed = rs.getLong("completed");
-                    return new StatsView(
-                            runs,
-                            completed,
-                            rs.getLong("failed"),
-                            runs == 0 ? 0 : (double) completed / runs,
-                            rs.getDouble("avg_tokens"));
-                })
-                .single();
+        AgentRunHistory.Outcomes o = history.outcomesOf(agent);
+        return new StatsView(
+                o.runs(),
+                o.completed(),
+                o.failed(),
+                o.runs() == 0 ? 0 : (double) o.completed() / o.runs(),
+                o.averageTokens());
     }
 }

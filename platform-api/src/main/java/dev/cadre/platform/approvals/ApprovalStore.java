@@ -11,9 +11,13 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
-/** Persistence of approval requests; decisions are guarded updates of pending rows only. */
+/**
+ * Persistence of approval requests; decisions are guarded updates of pending rows only. The only
+ * class that reads or writes {@code cadre_approval}: other packages ask through its public query
+ * methods.
+ */
 @Repository
-class ApprovalStore {
+public class ApprovalStore {
 
     private static final String COLUMNS =
             "id, run_id, session_id, call_id, agent, tool, arguments, what, why, confidence,"
@@ -92,7 +96,8 @@ class ApprovalStore {
         return jdbc.sql(sql.toString()).params(params).query(ApprovalStore::map).list();
     }
 
-    long countPending() {
+    /** Requests waiting for a decision, over all runs. */
+    public long countPending() {
         return jdbc.sql("SELECT COUNT(*) FROM cadre_approval WHERE status = 'pending'")
                 .query(Long.class)
                 .single();

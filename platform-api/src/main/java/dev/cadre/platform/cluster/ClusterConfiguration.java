@@ -1,8 +1,15 @@
 package dev.cadre.platform.cluster;
 
+import dev.cadre.platform.runs.ExecutionSlots;
+import dev.cadre.platform.runs.InProcessRunQueue;
+import dev.cadre.platform.runs.LeaseOwner;
+import dev.cadre.platform.runs.RunExecutor;
+import dev.cadre.platform.runs.RunQueue;
 import io.lettuce.core.RedisClient;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
@@ -10,7 +17,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * What makes several instances one cluster: a shared Redis (when {@code cadre.redis.url} is set)
- * and a name per instance. The embedded default has neither and is called {@code local}.
+ * and a name per instance. The embedded default has neither and is called {@code local}. The
+ * cluster decides how runs are queued, so it provides the {@link RunQueue} that runs submits to.
  */
 @Configuration(proxyBeanMethods = false)
 public class ClusterConfiguration {
@@ -36,6 +44,29 @@ public class ClusterConfiguration {
             host = "instance";
         }
         return new Instance(host + "-" + ProcessHandle.current().pid(), true);
+    }
+
+    /** Leases carry the instance's name, so a restarted single instance reclaims its own runs. */
+    @Bean
+    LeaseOwner leaseOwner(Instance instance) {
+        return new LeaseOwner(instance.id());
+    }
+
+    /** In-process by default; a Redis Streams consumer group when the instance is part of a cluster. */
+    @Bean
+    RunQueue runQueue(
+            RunExecutor executor,
+            Instance instance,
+            ObjectProvider<RedisClient> redis,
+            @Value("${cadre.runs.max-concurrent:32}") int maxConcurrent,
+            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
+            @Value("${cadre.redis.prefix:cadre}") String prefix) {
+        RedisClient client = redis.getIfAvailable();
+        ExecutionSlots slots = new ExecutionSlots(maxConcurrent);
+        if (client == null) {
+            return new InProcessRunQueue(slots, executor::execute);
+        }
+        return new RedisRunQueue(client, prefix, instance.id(), slots, leaseTtl.multipliedBy(2), executor::execute);
     }
 
     @Bean(destroyMethod = "shutdown")

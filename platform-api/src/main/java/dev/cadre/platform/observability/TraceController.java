@@ -1,5 +1,6 @@
 package dev.cadre.platform.observability;
 
+import dev.cadre.platform.observability.TraceStore.StoredSpan;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import java.time.Instant;
@@ -10,12 +11,10 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A run's call chain as a tree of agent, tool and model nodes — the console's source, and usable
@@ -27,18 +26,15 @@ class TraceController {
     private static final int SUMMARY_CHARS = 300;
 
     private final RunService runs;
-    private final JdbcClient jdbc;
-    private final JsonMapper json;
+    private final TraceStore spans;
     private final String externalUrlTemplate;
 
     TraceController(
             RunService runs,
-            JdbcClient jdbc,
-            JsonMapper json,
+            TraceStore spans,
             @Value("${cadre.tracing.external-url-template:}") String externalUrlTemplate) {
         this.runs = runs;
-        this.jdbc = jdbc;
-        this.json = json;
+        this.spans = spans;
         this.externalUrlTemplate = externalUrlTemplate;
     }
 
@@ -74,42 +70,18 @@ class TraceController {
             int spanCount,
             List<Node> roots) {}
 
-    private record Row(
-            String traceId,
-            String spanId,
-            @Nullable String parentSpanId,
-            String name,
-            long startNanos,
-            long endNanos,
-            String status,
-            @Nullable String statusMessage,
-            JsonNode attributes) {}
-
     @GetMapping("/api/v1/runs/{id}/trace")
     Trace trace(@PathVariable String id) {
         RunRecord run = runs.get(id);
-        List<Row> rows = jdbc.sql("SELECT trace_id, span_id, parent_span_id, name, start_nanos, end_nanos, status,"
-                        + " status_message, attributes FROM cadre_span WHERE run_id = ? ORDER BY start_nanos, span_id")
-                .param(id)
-                .query((rs, i) -> new Row(
-                        rs.getString("trace_id"),
-                        rs.getString("span_id"),
-                        rs.getString("parent_span_id"),
-                        rs.getString("name"),
-                        rs.getLong("start_nanos"),
-                        rs.getLong("end_nanos"),
-                        rs.getString("status"),
-                        rs.getString("status_message"),
-                        json.readTree(rs.getString("attributes"))))
-                .list();
-        long origin = rows.stream().mapToLong(Row::startNanos).min().orElse(0);
-        Map<String, List<Row>> byParent = new HashMap<>();
-        Map<String, Row> bySpan = new HashMap<>();
-        for (Row r : rows) {
+        List<StoredSpan> rows = spans.spansOfRun(id);
+        long origin = rows.stream().mapToLong(StoredSpan::startNanos).min().orElse(0);
+        Map<String, List<StoredSpan>> byParent = new HashMap<>();
+        Map<String, StoredSpan> bySpan = new HashMap<>();
+        for (StoredSpan r : rows) {
             bySpan.put(r.spanId(), r);
         }
-        List<Row> roots = new ArrayList<>();
-        for (Row r : rows) {
+        List<StoredSpan> roots = new ArrayList<>();
+        for (StoredSpan r : rows) {
             // A parent outside the store (e.g. the caller's HTTP span) makes this a root of the run.
             if (r.parentSpanId() == null || !bySpan.containsKey(r.parentSpanId())) {
                 roots.add(r);
@@ -131,7 +103,7 @@ class TraceController {
                 roots.stream().map(r -> node(r, byParent, origin)).toList());
     }
 
-    private Node node(Row r, Map<String, List<Row>> byParent, long origin) {
+    private Node node(StoredSpan r, Map<String, List<StoredSpan>> byParent, long origin) {
         JsonNode a = r.attributes();
         String operation = text(a, "gen_ai.operation.name");
         String kind = operation == null
@@ -143,7 +115,7 @@ class TraceController {
                     default -> "other";
                 };
         List<Node> children = byParent.getOrDefault(r.spanId(), List.of()).stream()
-                .sorted(Comparator.comparingLong(Row::startNanos))
+                .sorted(Comparator.comparingLong(StoredSpan::startNanos))
                 .map(c -> node(c, byParent, origin))
                 .toList();
         List<String> tools = new ArrayList<>();

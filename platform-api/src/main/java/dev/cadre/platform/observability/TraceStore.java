@@ -1,120 +1,105 @@
 package dev.cadre.platform.observability;
 
-import dev.cadre.platform.web.SecretRedactor;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.sdk.common.CompletableResultCode;
-import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Keeps the spans of runs in the platform's database, beside whatever OTLP export is configured,
- * so every run's call chain can be shown with no tracing backend at all. Only spans carrying
- * {@code cadre.run.id} are kept; string attributes pass the secret redactor once more on the way.
+ * The platform's own store of run spans ({@link TraceStoreExporter} fills it), and the only class
+ * that reads or writes {@code cadre_span}: the trace view and the statistics ask through its query
+ * methods. Attributes are JSON read in Java, so the same queries work on PostgreSQL and H2.
  */
-public final class TraceStore implements SpanExporter {
-
-    static final AttributeKey<String> RUN_ID = AttributeKey.stringKey("cadre.run.id");
-    static final AttributeKey<Long> DEPTH = AttributeKey.longKey("cadre.depth");
-    private static final Logger log = LoggerFactory.getLogger(TraceStore.class);
+public final class TraceStore {
 
     private final JdbcClient jdbc;
-    private final SecretRedactor redactor;
+    private final JsonMapper json;
 
-    public TraceStore(JdbcClient jdbc, SecretRedactor redactor) {
+    TraceStore(JdbcClient jdbc, JsonMapper json) {
         this.jdbc = jdbc;
-        this.redactor = redactor;
+        this.json = json;
     }
 
-    @Override
-    public CompletableResultCode export(Collection<SpanData> spans) {
-        List<SpanData> ofRuns = new ArrayList<>();
-        for (SpanData s : spans) {
-            if (s.getAttributes().get(RUN_ID) != null) {
-                ofRuns.add(s);
-            }
-        }
-        if (ofRuns.isEmpty()) {
-            return CompletableResultCode.ofSuccess();
-        }
-        try {
-            for (SpanData s : ofRuns) {
-                String runId = s.getAttributes().get(RUN_ID);
-                String parent = s.getParentSpanContext().isValid() ? s.getParentSpanId() : null;
-                ObjectNode attrs = JsonNodeFactory.instance.objectNode();
-                s.getAttributes().forEach((k, v) -> {
-                    switch (v) {
-                        case String str -> attrs.put(k.getKey(), redactor.redactText(str));
-                        case Long l -> attrs.put(k.getKey(), l);
-                        case Double d -> attrs.put(k.getKey(), d);
-                        case Boolean b -> attrs.put(k.getKey(), b);
-                        case List<?> list -> {
-                            var array = attrs.putArray(k.getKey());
-                            list.forEach(item -> array.add(redactor.redactText(String.valueOf(item))));
-                        }
-                        default -> attrs.put(k.getKey(), redactor.redactText(String.valueOf(v)));
-                    }
+    /** One stored span; {@code attributes} as stored (strings already redacted). */
+    public record StoredSpan(
+            String traceId,
+            String spanId,
+            @Nullable String parentSpanId,
+            String name,
+            long startNanos,
+            long endNanos,
+            String status,
+            @Nullable String statusMessage,
+            JsonNode attributes) {}
+
+    /** Model calls and their tokens per agent and model ({@code provider:model} when the provider is known). */
+    public record ModelTokens(String agent, String model, long calls, long inputTokens, long outputTokens) {}
+
+    void insert(StoredSpan s, String runId) {
+        jdbc.sql("INSERT INTO cadre_span (trace_id, span_id, parent_span_id, run_id, name, start_nanos, end_nanos,"
+                        + " status, status_message, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                .params(
+                        s.traceId(),
+                        s.spanId(),
+                        s.parentSpanId(),
+                        runId,
+                        s.name(),
+                        s.startNanos(),
+                        s.endNanos(),
+                        s.status(),
+                        s.statusMessage(),
+                        s.attributes().toString())
+                .update();
+    }
+
+    /** The spans of a run in start order. */
+    public List<StoredSpan> spansOfRun(String runId) {
+        return jdbc.sql("SELECT trace_id, span_id, parent_span_id, name, start_nanos, end_nanos, status,"
+                        + " status_message, attributes FROM cadre_span WHERE run_id = ? ORDER BY start_nanos, span_id")
+                .param(runId)
+                .query((rs, i) -> new StoredSpan(
+                        rs.getString("trace_id"),
+                        rs.getString("span_id"),
+                        rs.getString("parent_span_id"),
+                        rs.getString("name"),
+                        rs.getLong("start_nanos"),
+                        rs.getLong("end_nanos"),
+                        rs.getString("status"),
+                        rs.getString("status_message"),
+                        json.readTree(rs.getString("attributes"))))
+                .list();
+    }
+
+    /**
+     * Tokens of the model calls ({@code chat} spans) started since {@code from}, most tokens first:
+     * a run's total cannot tell which model spent them.
+     */
+    public List<ModelTokens> modelTokensSince(Instant from) {
+        Map<String, long[]> byModel = new TreeMap<>();
+        jdbc.sql("SELECT attributes FROM cadre_span WHERE start_nanos >= ? AND name LIKE 'chat %'")
+                .param(from.getEpochSecond() * 1_000_000_000L + from.getNano())
+                .query(rs -> {
+                    JsonNode a = json.readTree(rs.getString("attributes"));
+                    String agent = a.path("gen_ai.agent.name").asString("unknown");
+                    String provider = a.path("gen_ai.provider.name").asString("");
+                    String model = a.path("gen_ai.request.model").asString("unknown");
+                    long[] t = byModel.computeIfAbsent(
+                            agent + "\t" + (provider.isEmpty() ? model : provider + ":" + model), k -> new long[3]);
+                    t[0]++;
+                    t[1] += a.path("gen_ai.usage.input_tokens").asLong(0);
+                    t[2] += a.path("gen_ai.usage.output_tokens").asLong(0);
                 });
-                String status = switch (s.getStatus().getStatusCode()) {
-                    case ERROR -> "error";
-                    case OK -> "ok";
-                    case UNSET -> "unset";
-                };
-                String message = s.getStatus().getDescription();
-                jdbc.sql(
-                                "INSERT INTO cadre_span (trace_id, span_id, parent_span_id, run_id, name, start_nanos, end_nanos,"
-                                        + " status, status_message, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                        .params(
-                                s.getTraceId(),
-                                s.getSpanId(),
-                                parent,
-                                runId,
-                                truncate(s.getName(), 200),
-                                s.getStartEpochNanos(),
-                                s.getEndEpochNanos(),
-                                status,
-                                message == null || message.isEmpty()
-                                        ? null
-                                        : truncate(redactor.redactText(message), 400),
-                                attrs.toString())
-                        .update();
-                if (parent == null || isRootAgent(s)) {
-                    jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ? AND trace_id IS NULL")
-                            .params(s.getTraceId(), runId)
-                            .update();
-                }
-            }
-            return CompletableResultCode.ofSuccess();
-        } catch (RuntimeException e) {
-            // A trace store that cannot write must not break runs; the spans still went to OTLP.
-            log.warn("Could not store {} spans: {}", ofRuns.size(), e.getMessage());
-            return CompletableResultCode.ofFailure();
-        }
-    }
-
-    private static boolean isRootAgent(SpanData s) {
-        Long depth = s.getAttributes().get(DEPTH);
-        return s.getName().startsWith("invoke_agent") && depth != null && depth == 0;
-    }
-
-    private static String truncate(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max);
-    }
-
-    @Override
-    public CompletableResultCode flush() {
-        return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode shutdown() {
-        return CompletableResultCode.ofSuccess();
+        List<ModelTokens> models = new ArrayList<>();
+        byModel.forEach((k, t) -> {
+            String[] parts = k.split("\t", 2);
+            models.add(new ModelTokens(parts[0], parts[1], t[0], t[1], t[2]));
+        });
+        models.sort((x, y) -> Long.compare(y.inputTokens() + y.outputTokens(), x.inputTokens() + x.outputTokens()));
+        return models;
     }
 }

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * The embedded default's queue: a virtual thread per run waiting for one of the instance's
  * {@link ExecutionSlots} — bounded concurrency without a thread pool to size.
  */
-final class InProcessRunQueue implements RunQueue, AutoCloseable {
+public final class InProcessRunQueue implements RunQueue, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InProcessRunQueue.class);
 
@@ -24,7 +24,7 @@ final class InProcessRunQueue implements RunQueue, AutoCloseable {
     // A run is queued here at most once, however often recovery or a client hands it in.
     private final java.util.Set<String> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    InProcessRunQueue(ExecutionSlots slots, BiConsumer<String, ExecutionSlots.Slot> executor) {
+    public InProcessRunQueue(ExecutionSlots slots, BiConsumer<String, ExecutionSlots.Slot> executor) {
         this.slots = slots;
         this.executor = executor;
     }

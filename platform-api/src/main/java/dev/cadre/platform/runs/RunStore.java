@@ -1,5 +1,6 @@
 package dev.cadre.platform.runs;
 
+import dev.cadre.platform.agents.AgentRunHistory;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -8,18 +9,24 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Persistence of runs. Every state change is one guarded UPDATE ("… WHERE status IN (…)"), so the
  * run's own thread, an API cancel and the recovery sweep can race without overwriting each other:
  * the loser's update matches no row and it learns that the run moved on.
+ *
+ * <p>The only class that reads or writes {@code cadre_run}: other packages ask through the query
+ * methods here (the statistics ones are each one seam, to be rewritten for scale on their own).
  */
 @Repository
-public class RunStore {
+public class RunStore implements AgentRunHistory {
 
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
@@ -28,10 +35,12 @@ public class RunStore {
 
     private final JdbcClient jdbc;
     private final Clock clock;
+    private final JsonMapper json;
 
-    RunStore(JdbcClient jdbc, Clock clock) {
+    RunStore(JdbcClient jdbc, Clock clock, JsonMapper json) {
         this.jdbc = jdbc;
         this.clock = clock;
+        this.json = json;
     }
 
     /** Filters of the run list; null fields do not filter. */
@@ -295,6 +304,79 @@ public class RunStore {
         jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ?")
                 .params(traceId, id)
                 .update();
+    }
+
+    /** Sets the run's trace id from its root span unless it has one (the trace store's first word wins). */
+    public void setTraceIdIfAbsent(String id, String traceId) {
+        jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ? AND trace_id IS NULL")
+                .params(traceId, id)
+                .update();
+    }
+
+    /** Figures over the runs submitted in {@code [from, to]} (the console's overview). */
+    public RunStatistics.Window windowStatistics(Instant from, Instant to) {
+        RunStatistics.WindowTally tally = new RunStatistics.WindowTally(from, to);
+        jdbc.sql("SELECT agent, status, failure_category, input_tokens, output_tokens, created_at, started_at,"
+                        + " finished_at FROM cadre_run WHERE created_at >= ? AND created_at <= ?")
+                .params(Timestamp.from(from), Timestamp.from(to))
+                .query(rs -> {
+                    tally.add(
+                            rs.getString("agent"),
+                            rs.getString("status"),
+                            rs.getString("failure_category"),
+                            rs.getLong("input_tokens"),
+                            rs.getLong("output_tokens"),
+                            rs.getTimestamp("created_at").toInstant(),
+                            instant(rs, "started_at"),
+                            instant(rs, "finished_at"));
+                });
+        return tally.window();
+    }
+
+    /** How many runs are waiting, working or waiting for input, over all time. */
+    public RunStatistics.Live liveCounts() {
+        Map<String, Long> live = new java.util.LinkedHashMap<>();
+        jdbc.sql(
+                        "SELECT status, COUNT(*) AS n FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
+                                + " GROUP BY status")
+                .query(rs -> {
+                    live.put(rs.getString("status"), rs.getLong("n"));
+                });
+        return new RunStatistics.Live(
+                live.getOrDefault("submitted", 0L),
+                live.getOrDefault("working", 0L),
+                live.getOrDefault("input-required", 0L));
+    }
+
+    /** Delegations made and received per agent by the runs submitted in {@code [from, to]}, by agent name. */
+    public List<RunStatistics.AgentDelegations> delegationStatistics(Instant from, Instant to) {
+        Map<String, long[]> counts = new TreeMap<>();
+        jdbc.sql("SELECT agent, subagents FROM cadre_run WHERE created_at >= ? AND created_at <= ?"
+                        + " AND subagents IS NOT NULL")
+                .params(Timestamp.from(from), Timestamp.from(to))
+                .query(rs -> {
+                    RunStatistics.countDelegations(
+                            rs.getString("agent"), json.readTree(rs.getString("subagents")), counts);
+                });
+        return RunStatistics.delegations(counts);
+    }
+
+    @Override
+    public AgentRunHistory.Outcomes outcomesOf(String agent) {
+        return jdbc.sql(
+                        "SELECT COUNT(*) AS runs,"
+                                + " SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,"
+                                + " SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,"
+                                + " AVG(input_tokens + output_tokens) AS avg_tokens"
+                                + " FROM cadre_run WHERE agent = ? AND status IN ('completed', 'failed', 'canceled', 'rejected')")
+                .param(agent)
+                .query((rs, i) -> {
+                    long runs = rs.getLong("runs");
+                    long completed = rs.getLong("completed");
+                    return new AgentRunHistory.Outcomes(
+                            runs, completed, rs.getLong("failed"), rs.getDouble("avg_tokens"));
+                })
+                .single();
     }
 
     private static @Nullable Timestamp ts(@Nullable Instant i) {

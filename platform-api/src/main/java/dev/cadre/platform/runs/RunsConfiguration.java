@@ -11,9 +11,6 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.audit.AuditLog;
-import dev.cadre.platform.cluster.ClusterConfiguration;
-import dev.cadre.platform.cluster.RedisRunQueue;
-import io.lettuce.core.RedisClient;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
@@ -98,26 +95,9 @@ class RunsConfiguration {
             ApprovalService approvals,
             JsonMapper json,
             List<RunExecutor.RunLifecycleListener> listeners,
-            ClusterConfiguration.Instance instance,
+            LeaseOwner owner,
             @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl) {
-        return new RunExecutor(runner, store, events, codec, approvals, json, listeners, instance.id(), leaseTtl);
-    }
-
-    /** In-process by default; a Redis Streams consumer group when the instance is part of a cluster. */
-    @Bean
-    RunQueue runQueue(
-            RunExecutor executor,
-            ClusterConfiguration.Instance instance,
-            ObjectProvider<RedisClient> redis,
-            @Value("${cadre.runs.max-concurrent:32}") int maxConcurrent,
-            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
-            @Value("${cadre.redis.prefix:cadre}") String prefix) {
-        RedisClient client = redis.getIfAvailable();
-        ExecutionSlots slots = new ExecutionSlots(maxConcurrent);
-        if (client == null) {
-            return new InProcessRunQueue(slots, executor::execute);
-        }
-        return new RedisRunQueue(client, prefix, instance.id(), slots, leaseTtl.multipliedBy(2), executor::execute);
+        return new RunExecutor(runner, store, events, codec, approvals, json, listeners, owner.id(), leaseTtl);
     }
 
     @Bean

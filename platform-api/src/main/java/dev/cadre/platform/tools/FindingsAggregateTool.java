@@ -8,6 +8,7 @@ import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
 import dev.cadre.agent.workflow.Finding;
 import dev.cadre.agent.workflow.Findings;
+import dev.cadre.agent.workflow.FindingsText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -2,6 +2,7 @@ package dev.cadre.platform.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cadre.platform.runs.RunStatistics;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.PlatformTest;
@@ -101,14 +102,14 @@ class StatsApiTest {
 
     @Test
     void misrouted_isAnOrchestrationFailureOrAnEmptySuccess() {
-        assertThat(StatsController.misrouted(
+        assertThat(RunStatistics.misrouted(
                         JSON.readTree("{\"status\":\"failed\",\"error\":{\"category\":\"ORCHESTRATION_ERROR\"}}")))
                 .isTrue();
-        assertThat(StatsController.misrouted(JSON.readTree("{\"status\":\"ok\",\"summary\":\"  \"}")))
+        assertThat(RunStatistics.misrouted(JSON.readTree("{\"status\":\"ok\",\"summary\":\"  \"}")))
                 .isTrue();
-        assertThat(StatsController.misrouted(JSON.readTree("{\"status\":\"ok\",\"summary\":\"disk fine\"}")))
+        assertThat(RunStatistics.misrouted(JSON.readTree("{\"status\":\"ok\",\"summary\":\"disk fine\"}")))
                 .isFalse();
-        assertThat(StatsController.misrouted(
+        assertThat(RunStatistics.misrouted(
                         JSON.readTree("{\"status\":\"failed\",\"error\":{\"category\":\"EXECUTION_ERROR\"}}")))
                 .isFalse();
     }

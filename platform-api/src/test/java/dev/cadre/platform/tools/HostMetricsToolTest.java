@@ -6,6 +6,7 @@ import static dev.cadre.platform.tools.ToolTestSupport.ctx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.agent.workflow.Finding;
+import dev.cadre.agent.workflow.FindingsText;
 import org.junit.jupiter.api.Test;
 import oshi.SystemInfo;
 import tools.jackson.databind.JsonNode;

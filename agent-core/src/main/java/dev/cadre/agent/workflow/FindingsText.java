@@ -1,7 +1,5 @@
-package dev.cadre.platform.tools;
+package dev.cadre.agent.workflow;
 
-import dev.cadre.agent.workflow.Finding;
-import dev.cadre.agent.workflow.Findings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,7 @@
-package dev.cadre.platform.tools;
+package dev.cadre.agent.workflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cadre.agent.workflow.Finding;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
