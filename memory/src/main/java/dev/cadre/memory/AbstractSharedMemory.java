@@ -7,21 +7,25 @@ import dev.cadre.memory.internal.WriteRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Validation, the update loop and the listener wrapped once around every backend, so a backend
- * only implements storage and every backend refuses and reports the same way.
+ * Validation, the update loop, the listener and the subscriptions' lifecycle wrapped once around
+ * every backend, so a backend only implements storage and every backend refuses and reports the
+ * same way.
  */
 abstract sealed class AbstractSharedMemory implements SharedMemory
         permits InMemorySharedMemory, JdbcSharedMemory, HybridSharedMemory {
 
     final MemoryOptions options;
     final Validation validation;
+    private final List<Subscription> subscriptions = new ArrayList<>();
 
     AbstractSharedMemory(MemoryOptions options) {
         this.options = options;
@@ -37,6 +41,31 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
     abstract EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit);
 
     abstract List<MemoryChange> readChanges(long cursor, int limit);
+
+    /** Starts delivering changes after {@code cursor} (already validated). */
+    abstract Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer);
+
+    /** Stops the backend's own background work; subscriptions are already closed. */
+    abstract void stop();
+
+    @Override
+    public final Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
+        validation.cursor(cursor);
+        Subscription subscription = openSubscription(cursor, consumer);
+        synchronized (subscriptions) {
+            subscriptions.add(subscription);
+        }
+        return subscription;
+    }
+
+    @Override
+    public final void close() {
+        synchronized (subscriptions) {
+            subscriptions.forEach(Subscription::close);
+            subscriptions.clear();
+        }
+        stop();
+    }
 
     @Override
     public final Optional<MemoryEntry> get(String namespace, String key, boolean consistent) {

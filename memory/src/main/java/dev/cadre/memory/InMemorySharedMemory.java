@@ -38,7 +38,6 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     private final List<MemoryChange> log = new ArrayList<>();
     private final Map<String, Recorded> requests = new HashMap<>();
     private final ChangeSignal signal = new ChangeSignal();
-    private final List<Subscription> subscriptions = new ArrayList<>();
 
     public InMemorySharedMemory() {
         this(MemoryOptions.defaults());
@@ -154,14 +153,8 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     }
 
     @Override
-    public Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
-        validation.cursor(cursor);
-        var subscription =
-                new PollingSubscription(this::readChanges, signal, options.relayPollInterval(), cursor, consumer);
-        synchronized (subscriptions) {
-            subscriptions.add(subscription);
-        }
-        return subscription;
+    Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer) {
+        return new PollingSubscription(this::readChanges, signal, options.relayPollInterval(), cursor, consumer);
     }
 
     @Override
@@ -170,11 +163,8 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     }
 
     @Override
-    public void close() {
-        synchronized (subscriptions) {
-            subscriptions.forEach(Subscription::close);
-            subscriptions.clear();
-        }
+    void stop() {
+        // No background work of its own: the subscriptions were all there was.
     }
 
     private static MemoryEntry toEntry(MemoryVersion v) {
