@@ -42,6 +42,8 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
 
     abstract List<MemoryChange> readChanges(long cursor, int limit);
 
+    abstract List<NamespaceSummary> readNamespaces();
+
     /** Starts delivering changes after {@code cursor} (already validated). */
     abstract Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer);
 
@@ -195,6 +197,11 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     return readChanges(cursor, limit);
                 },
                 r -> Outcome.OK);
+    }
+
+    @Override
+    public final List<NamespaceSummary> namespaces() {
+        return observe(Op.NAMESPACES, "", this::readNamespaces, r -> Outcome.OK);
     }
 
     private Instant now() {

@@ -134,6 +134,11 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    List<NamespaceSummary> readNamespaces() {
+        return authority.readNamespaces();
+    }
+
+    @Override
     public long latestCursor() {
         return authority.latestCursor();
     }

@@ -3,6 +3,7 @@ package dev.cadre.memory;
 import dev.cadre.memory.internal.ChangeSignal;
 import dev.cadre.memory.internal.PollingSubscription;
 import dev.cadre.memory.internal.WriteRequest;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -143,6 +144,45 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
             int to = Math.min(log.size(), from + limit);
             return List.copyOf(log.subList(from, to));
         }
+    }
+
+    @Override
+    List<NamespaceSummary> readNamespaces() {
+        List<NamespaceSummary> out = new ArrayList<>();
+        // Under the write lock: one consistent snapshot, as the SQL backends' single query gives.
+        synchronized (writeLock) {
+            String namespace = null;
+            long entries = 0;
+            long deleted = 0;
+            long versions = 0;
+            Instant last = Instant.MIN;
+            // Ordered by namespace, then key: each namespace is one run of the map.
+            for (MemoryVersion v : latest.values()) {
+                if (!v.namespace().equals(namespace)) {
+                    if (namespace != null) {
+                        out.add(new NamespaceSummary(namespace, entries, deleted, versions, last));
+                    }
+                    namespace = v.namespace();
+                    entries = 0;
+                    deleted = 0;
+                    versions = 0;
+                    last = Instant.MIN;
+                }
+                if (v.deleted()) {
+                    deleted++;
+                } else {
+                    entries++;
+                }
+                versions += v.version();
+                if (v.updatedAt().isAfter(last)) {
+                    last = v.updatedAt();
+                }
+            }
+            if (namespace != null) {
+                out.add(new NamespaceSummary(namespace, entries, deleted, versions, last));
+            }
+        }
+        return out;
     }
 
     @Override

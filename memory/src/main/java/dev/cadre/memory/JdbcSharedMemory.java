@@ -96,6 +96,11 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    List<NamespaceSummary> readNamespaces() {
+        return reads.namespaces();
+    }
+
+    @Override
     public long latestCursor() {
         relay.catchUp();
         return reads.latestCursor();

@@ -78,6 +78,12 @@ public interface SharedMemory extends AutoCloseable {
     EntryPage list(String namespace, String prefix, @Nullable String afterKey, int limit);
 
     /**
+     * Every namespace that holds or held an entry (one with only tombstones included), in name
+     * order, with its counts; straight from the authority.
+     */
+    List<NamespaceSummary> namespaces();
+
+    /**
      * Committed changes after {@code cursor} (0: from the beginning), in cursor order, at most {@code
      * limit} (1..1000). The pull form of {@link #subscribe}: a server-sent-events endpoint can pass
      * the client's Last-Event-ID as the cursor.

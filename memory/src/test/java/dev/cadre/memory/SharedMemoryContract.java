@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -295,6 +298,45 @@ abstract class SharedMemoryContract {
         assertThat(history).extracting(MemoryVersion::value).containsExactly("\"a\"", "\"b\"", null, "\"c\"");
         assertThat(history).extracting(MemoryVersion::updatedBy).containsExactly(AGENT, OTHER, CLIENT, AGENT);
         assertThat(memory.history(ns, "other")).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ namespaces
+
+    @Test
+    void namespaces_countLiveKeysTombstonesAndVersions_withTheNewestWrite_inNameOrder() {
+        String second = ns + "-b";
+        String tombstonesOnly = ns + "-c";
+        memory.put(ns, "a", "1", 0, AGENT);
+        memory.put(ns, "a", "2", 1, AGENT);
+        memory.put(ns, "b", "1", 0, AGENT);
+        memory.delete(ns, "b", 1, CLIENT);
+        memory.put(ns, "c", "1", 0, OTHER);
+        memory.put(second, "x", "1", 0, AGENT);
+        memory.put(tombstonesOnly, "gone", "1", 0, AGENT);
+        memory.delete(tombstonesOnly, "gone", 1, AGENT);
+
+        List<NamespaceSummary> all = memory.namespaces();
+
+        List<NamespaceSummary> mine =
+                all.stream().filter(n -> n.namespace().startsWith(ns)).toList();
+        assertThat(mine)
+                .containsExactly(
+                        new NamespaceSummary(ns, 2, 1, 5, newestWrite(ns, "a", "b", "c")),
+                        new NamespaceSummary(second, 1, 0, 1, newestWrite(second, "x")),
+                        new NamespaceSummary(tombstonesOnly, 0, 1, 2, newestWrite(tombstonesOnly, "gone")));
+        assertThat(all).extracting(NamespaceSummary::namespace).doesNotHaveDuplicates();
+        assertThat(operations.stream().filter(o -> o.op() == MemoryListener.Op.NAMESPACES))
+                .singleElement()
+                .satisfies(o -> assertThat(o.outcome()).isEqualTo(MemoryListener.Outcome.OK));
+    }
+
+    /** The newest updatedAt in the histories of these keys, deletes included. */
+    private Instant newestWrite(String namespace, String... keys) {
+        return Arrays.stream(keys)
+                .flatMap(k -> memory.history(namespace, k).stream())
+                .map(MemoryVersion::updatedAt)
+                .max(Comparator.naturalOrder())
+                .orElseThrow();
     }
 
     @Test

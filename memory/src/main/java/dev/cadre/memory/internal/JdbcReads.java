@@ -9,10 +9,12 @@ import dev.cadre.memory.MemoryChange;
 import dev.cadre.memory.MemoryEntry;
 import dev.cadre.memory.MemoryStorageException;
 import dev.cadre.memory.MemoryVersion;
+import dev.cadre.memory.NamespaceSummary;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -105,6 +107,34 @@ public final class JdbcReads {
             return out;
         } catch (SQLException e) {
             throw failure("read changes after " + cursor, e);
+        }
+    }
+
+    /**
+     * Every namespace with its live keys, tombstones, versions written (a key's version counts
+     * its writes) and newest write, in one query over the entry table.
+     */
+    public List<NamespaceSummary> namespaces() {
+        String sql = "SELECT namespace,"
+                + " SUM(CASE WHEN value_json IS NULL THEN 0 ELSE 1 END),"
+                + " SUM(CASE WHEN value_json IS NULL THEN 1 ELSE 0 END),"
+                + " SUM(version), MAX(updated_at)"
+                + " FROM cadre_memory_entry GROUP BY namespace ORDER BY namespace";
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
+            List<NamespaceSummary> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(new NamespaceSummary(
+                        rs.getString(1),
+                        rs.getLong(2),
+                        rs.getLong(3),
+                        rs.getLong(4),
+                        rs.getObject(5, OffsetDateTime.class).toInstant()));
+            }
+            return out;
+        } catch (SQLException e) {
+            throw failure("list the namespaces", e);
         }
     }
 
