@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Validation, the update loop, the listener and the subscriptions' lifecycle wrapped once around
@@ -99,6 +100,29 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     validation.expectedVersion(expectedVersion);
                     validation.requestId(requestId);
                     String canonical = validation.value(valueJson);
+                    return write(
+                            new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
+                },
+                AbstractSharedMemory::outcomeOf);
+    }
+
+    @Override
+    public final WriteOutcome put(
+            String namespace,
+            String key,
+            JsonNode value,
+            long expectedVersion,
+            Writer writer,
+            @Nullable String requestId) {
+        return observe(
+                Op.PUT,
+                namespace,
+                () -> {
+                    validation.namespace(namespace);
+                    validation.key(key);
+                    validation.expectedVersion(expectedVersion);
+                    validation.requestId(requestId);
+                    String canonical = validation.value(value);
                     return write(
                             new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
                 },

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Shared state that many agents read and write at once without lost updates: every entry carries a
@@ -49,6 +50,19 @@ public interface SharedMemory extends AutoCloseable {
             String namespace,
             String key,
             String valueJson,
+            long expectedVersion,
+            Writer writer,
+            @Nullable String requestId);
+
+    /**
+     * {@link #put(String, String, String, long, Writer, String)} with the value as a JSON tree, e.g.
+     * a request body a web framework has already parsed: it is canonicalised straight from the tree
+     * rather than printed and parsed again, and stored as the same text its printed form would be.
+     */
+    WriteOutcome put(
+            String namespace,
+            String key,
+            JsonNode value,
             long expectedVersion,
             Writer writer,
             @Nullable String requestId);

@@ -21,6 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
  * The behaviour every {@link SharedMemory} backend must have. Subclasses only say how to create one;
@@ -136,6 +139,32 @@ abstract class SharedMemoryContract {
     void put_storesCanonicalJson() {
         memory.put(ns, "k", " { \"b\" : [1, 2.50, true, null], \"a\" : \"x\" } ", 0, AGENT);
         assertThat(memory.get(ns, "k", true).orElseThrow().value()).isEqualTo("{\"b\":[1,2.50,true,null],\"a\":\"x\"}");
+    }
+
+    @Test
+    void put_ofATree_storesWhatItsTextWouldStore_andIsValidatedTheSameWay() {
+        // Doubles as a web framework's parser makes them: the tree form must not print them differently.
+        String text = "{\"b\":[1,2.5,1.0E20,1.0E-7,true,null],\"a\":\"x\",\"n\":{\"big\":123456789012345678901}}";
+        JsonNode tree = JsonMapper.builder().build().readTree(text);
+        assertThat(tree.get("b").get(2).isDouble()).isTrue();
+
+        assertThat(version(memory.put(ns, "tree", tree, 0, AGENT, null))).isEqualTo(1);
+        assertThat(version(memory.put(ns, "text", text, 0, AGENT))).isEqualTo(1);
+
+        assertThat(memory.get(ns, "tree", true).orElseThrow().value())
+                .isEqualTo(memory.get(ns, "text", true).orElseThrow().value());
+        assertThat(memory.put(ns, "tree", JsonNodeFactory.instance.objectNode().put("v", 2), 1, OTHER, "tree-" + ns))
+                .isEqualTo(new WriteOutcome.Written(2));
+        assertThat(memory.get(ns, "tree", true).orElseThrow().value()).isEqualTo("{\"v\":2}");
+        String bigValue = "x".repeat(MemoryPolicy.DEFAULT_MAX_VALUE_BYTES);
+        assertRefused(
+                () -> memory.put(ns, "k", JsonNodeFactory.instance.stringNode(bigValue), 0, AGENT, null),
+                "value",
+                "at most");
+        assertRefused(
+                () -> memory.put(ns, "k", JsonNodeFactory.instance.missingNode(), 0, AGENT, null),
+                "value",
+                "must not be empty");
     }
 
     @Test
