@@ -7,21 +7,26 @@ import dev.cadre.memory.internal.WriteRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
- * Validation, the update loop and the listener wrapped once around every backend, so a backend
- * only implements storage and every backend refuses and reports the same way.
+ * Validation, the update loop, the listener and the subscriptions' lifecycle wrapped once around
+ * every backend, so a backend only implements storage and every backend refuses and reports the
+ * same way.
  */
 abstract sealed class AbstractSharedMemory implements SharedMemory
         permits InMemorySharedMemory, JdbcSharedMemory, HybridSharedMemory {
 
     final MemoryOptions options;
     final Validation validation;
+    private final List<Subscription> subscriptions = new ArrayList<>();
 
     AbstractSharedMemory(MemoryOptions options) {
         this.options = options;
@@ -37,6 +42,33 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
     abstract EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit);
 
     abstract List<MemoryChange> readChanges(long cursor, int limit);
+
+    abstract List<NamespaceSummary> readNamespaces();
+
+    /** Starts delivering changes after {@code cursor} (already validated). */
+    abstract Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer);
+
+    /** Stops the backend's own background work; subscriptions are already closed. */
+    abstract void stop();
+
+    @Override
+    public final Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
+        validation.cursor(cursor);
+        Subscription subscription = openSubscription(cursor, consumer);
+        synchronized (subscriptions) {
+            subscriptions.add(subscription);
+        }
+        return subscription;
+    }
+
+    @Override
+    public final void close() {
+        synchronized (subscriptions) {
+            subscriptions.forEach(Subscription::close);
+            subscriptions.clear();
+        }
+        stop();
+    }
 
     @Override
     public final Optional<MemoryEntry> get(String namespace, String key, boolean consistent) {
@@ -68,6 +100,29 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     validation.expectedVersion(expectedVersion);
                     validation.requestId(requestId);
                     String canonical = validation.value(valueJson);
+                    return write(
+                            new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
+                },
+                AbstractSharedMemory::outcomeOf);
+    }
+
+    @Override
+    public final WriteOutcome put(
+            String namespace,
+            String key,
+            JsonNode value,
+            long expectedVersion,
+            Writer writer,
+            @Nullable String requestId) {
+        return observe(
+                Op.PUT,
+                namespace,
+                () -> {
+                    validation.namespace(namespace);
+                    validation.key(key);
+                    validation.expectedVersion(expectedVersion);
+                    validation.requestId(requestId);
+                    String canonical = validation.value(value);
                     return write(
                             new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
                 },
@@ -166,6 +221,11 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     return readChanges(cursor, limit);
                 },
                 r -> Outcome.OK);
+    }
+
+    @Override
+    public final List<NamespaceSummary> namespaces() {
+        return observe(Op.NAMESPACES, "", this::readNamespaces, r -> Outcome.OK);
     }
 
     private Instant now() {

@@ -1,15 +1,11 @@
 package dev.cadre.memory;
 
-import dev.cadre.memory.internal.ChangeSignal;
 import dev.cadre.memory.internal.Dialect;
-import dev.cadre.memory.internal.JdbcStore;
-import dev.cadre.memory.internal.PgWake;
+import dev.cadre.memory.internal.JdbcReads;
 import dev.cadre.memory.internal.RedisCache;
-import dev.cadre.memory.internal.Relay;
 import dev.cadre.memory.internal.StreamSubscription;
 import dev.cadre.memory.internal.WriteRequest;
 import io.lettuce.core.RedisClient;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -17,8 +13,10 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Production shared memory: PostgreSQL is the authority and does the compare-and-set (as {@link
- * JdbcSharedMemory}); Redis is a version-guarded read cache and carries change events on a stream.
+ * Production shared memory: a {@link JdbcSharedMemory} on PostgreSQL is the authority and does the
+ * compare-and-set; this class decorates it with Redis as a version-guarded read cache and a stream
+ * of change events. Everything but the cached read, the cache refresh after a write and the
+ * stream subscription is the authority's own code.
  *
  * <ul>
  *   <li>Write: conditional update + history + outbox in one PostgreSQL transaction; after commit a
@@ -40,13 +38,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HybridSharedMemory extends AbstractSharedMemory {
 
-    private final JdbcStore store;
+    private final JdbcSharedMemory authority;
+    private final JdbcReads reads;
     private final RedisCache cache;
-    private final ChangeSignal wake = new ChangeSignal();
-    private final ChangeSignal sequenced = new ChangeSignal();
-    private final Relay relay;
-    private final PgWake pgWake;
-    private final List<Subscription> subscriptions = new ArrayList<>();
 
     public HybridSharedMemory(DataSource dataSource, RedisClient redis) {
         this(dataSource, redis, MemoryOptions.defaults());
@@ -54,16 +48,20 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
 
     public HybridSharedMemory(DataSource dataSource, RedisClient redis, MemoryOptions options) {
         super(options);
-        this.store = new JdbcStore(dataSource);
-        if (store.dialect() != Dialect.POSTGRESQL) {
+        Dialect dialect = Dialect.of(dataSource);
+        if (dialect != Dialect.POSTGRESQL) {
             throw new IllegalArgumentException(
                     "HybridSharedMemory needs PostgreSQL (for SKIP LOCKED and LISTEN/NOTIFY); use JdbcSharedMemory on "
-                            + store.dialect());
+                            + dialect);
         }
-        store.requireSchema();
         this.cache = new RedisCache(redis, options);
-        this.relay = new Relay(store, cache::publish, options.relayPollInterval(), wake, sequenced).start();
-        this.pgWake = new PgWake(dataSource, wake);
+        try {
+            this.authority = new JdbcSharedMemory(dataSource, dialect, options, cache::publish);
+        } catch (RuntimeException e) {
+            cache.close(); // e.g. the schema is missing: leave no Redis connection behind
+            throw e;
+        }
+        this.reads = authority.reads();
     }
 
     @Override
@@ -81,19 +79,17 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
         }
         // The epoch is taken before the read so a fill read before a flush cannot land after it.
         String epoch = cache.epochForFill();
-        Optional<MemoryVersion> latest = store.latest(namespace, key);
+        Optional<MemoryVersion> latest = reads.latest(namespace, key);
         RedisCache.fill(cache, epoch, namespace, key, latest.orElse(null));
-        return latest.filter(v -> !v.deleted()).map(JdbcStore::toEntry);
+        return latest.filter(v -> !v.deleted()).map(JdbcReads::toEntry);
     }
 
     @Override
     WriteOutcome write(WriteRequest request) {
         String epoch = cache.epochForFill();
-        WriteOutcome outcome = store.write(request);
+        WriteOutcome outcome = authority.write(request);
         switch (outcome) {
-            case WriteOutcome.Written w -> {
-                wake.signal();
-                pgWake.notifyOthers();
+            case WriteOutcome.Written w ->
                 cache.setIfNewer(
                         epoch,
                         request.namespace(),
@@ -102,7 +98,6 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
                         request.value(),
                         request.at(),
                         request.writer());
-            }
             case WriteOutcome.Conflict c -> {
                 // The conflict carries the authority's state: refresh a stale cache with it.
                 MemoryEntry current = c.current();
@@ -125,43 +120,41 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
 
     @Override
     List<MemoryVersion> readHistory(String namespace, String key) {
-        return store.history(namespace, key);
+        return authority.readHistory(namespace, key);
     }
 
     @Override
     EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit) {
-        return store.page(namespace, prefix, afterKey, limit);
+        return authority.readPage(namespace, prefix, afterKey, limit);
     }
 
     @Override
     List<MemoryChange> readChanges(long cursor, int limit) {
-        relay.catchUp();
-        return store.changes(cursor, limit);
+        return authority.readChanges(cursor, limit);
+    }
+
+    @Override
+    List<NamespaceSummary> readNamespaces() {
+        return authority.readNamespaces();
     }
 
     @Override
     public long latestCursor() {
-        relay.catchUp();
-        return store.latestCursor();
+        return authority.latestCursor();
     }
 
     @Override
-    public Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
-        validation.cursor(cursor);
-        var subscription = new StreamSubscription(
-                cache, store::changes, store::latestCursor, options.relayPollInterval(), cursor, consumer);
-        synchronized (subscriptions) {
-            subscriptions.add(subscription);
-        }
-        return subscription;
+    Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer) {
+        return new StreamSubscription(
+                cache, reads::changes, reads::latestCursor, options.relayPollInterval(), cursor, consumer);
     }
 
     @Override
     public MemoryHealth health() {
         cache.probe();
         String redis = cache.failure();
-        String publish = relay.publishError();
-        String sequence = relay.sequenceError();
+        String publish = authority.relay().publishError();
+        String sequence = authority.relay().sequenceError();
         if (sequence != null) {
             return MemoryHealth.degraded("relay cannot sequence changes: " + sequence);
         }
@@ -174,17 +167,12 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
 
     /** Changes committed but not yet published to Redis (the relay's backlog). */
     public long unpublishedChanges() {
-        return store.outboxSize();
+        return authority.outboxSize();
     }
 
     @Override
-    public void close() {
-        synchronized (subscriptions) {
-            subscriptions.forEach(Subscription::close);
-            subscriptions.clear();
-        }
-        relay.close();
-        pgWake.close();
+    void stop() {
+        authority.close();
         cache.close();
     }
 }

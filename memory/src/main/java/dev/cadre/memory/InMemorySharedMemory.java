@@ -3,6 +3,7 @@ package dev.cadre.memory;
 import dev.cadre.memory.internal.ChangeSignal;
 import dev.cadre.memory.internal.PollingSubscription;
 import dev.cadre.memory.internal.WriteRequest;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +39,6 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     private final List<MemoryChange> log = new ArrayList<>();
     private final Map<String, Recorded> requests = new HashMap<>();
     private final ChangeSignal signal = new ChangeSignal();
-    private final List<Subscription> subscriptions = new ArrayList<>();
 
     public InMemorySharedMemory() {
         this(MemoryOptions.defaults());
@@ -147,6 +147,45 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    List<NamespaceSummary> readNamespaces() {
+        List<NamespaceSummary> out = new ArrayList<>();
+        // Under the write lock: one consistent snapshot, as the SQL backends' single query gives.
+        synchronized (writeLock) {
+            String namespace = null;
+            long entries = 0;
+            long deleted = 0;
+            long versions = 0;
+            Instant last = Instant.MIN;
+            // Ordered by namespace, then key: each namespace is one run of the map.
+            for (MemoryVersion v : latest.values()) {
+                if (!v.namespace().equals(namespace)) {
+                    if (namespace != null) {
+                        out.add(new NamespaceSummary(namespace, entries, deleted, versions, last));
+                    }
+                    namespace = v.namespace();
+                    entries = 0;
+                    deleted = 0;
+                    versions = 0;
+                    last = Instant.MIN;
+                }
+                if (v.deleted()) {
+                    deleted++;
+                } else {
+                    entries++;
+                }
+                versions += v.version();
+                if (v.updatedAt().isAfter(last)) {
+                    last = v.updatedAt();
+                }
+            }
+            if (namespace != null) {
+                out.add(new NamespaceSummary(namespace, entries, deleted, versions, last));
+            }
+        }
+        return out;
+    }
+
+    @Override
     public long latestCursor() {
         synchronized (writeLock) {
             return log.size();
@@ -154,14 +193,8 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     }
 
     @Override
-    public Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
-        validation.cursor(cursor);
-        var subscription =
-                new PollingSubscription(this::readChanges, signal, options.relayPollInterval(), cursor, consumer);
-        synchronized (subscriptions) {
-            subscriptions.add(subscription);
-        }
-        return subscription;
+    Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer) {
+        return new PollingSubscription(this::readChanges, signal, options.relayPollInterval(), cursor, consumer);
     }
 
     @Override
@@ -170,11 +203,8 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     }
 
     @Override
-    public void close() {
-        synchronized (subscriptions) {
-            subscriptions.forEach(Subscription::close);
-            subscriptions.clear();
-        }
+    void stop() {
+        // No background work of its own: the subscriptions were all there was.
     }
 
     private static MemoryEntry toEntry(MemoryVersion v) {

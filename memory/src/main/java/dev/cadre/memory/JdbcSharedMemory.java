@@ -2,13 +2,15 @@ package dev.cadre.memory;
 
 import dev.cadre.memory.internal.ChangeSignal;
 import dev.cadre.memory.internal.Dialect;
-import dev.cadre.memory.internal.JdbcStore;
+import dev.cadre.memory.internal.JdbcOutbox;
+import dev.cadre.memory.internal.JdbcReads;
+import dev.cadre.memory.internal.JdbcWrites;
 import dev.cadre.memory.internal.PgWake;
 import dev.cadre.memory.internal.PollingSubscription;
 import dev.cadre.memory.internal.Relay;
 import dev.cadre.memory.internal.WriteRequest;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -27,33 +29,47 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcSharedMemory extends AbstractSharedMemory {
 
-    private final JdbcStore store;
+    private final Dialect dialect;
+    private final JdbcReads reads;
+    private final JdbcWrites writes;
+    private final JdbcOutbox outbox;
     private final ChangeSignal wake = new ChangeSignal();
     private final ChangeSignal sequenced = new ChangeSignal();
     private final Relay relay;
     private final @Nullable PgWake pgWake;
-    private final List<Subscription> subscriptions = new ArrayList<>();
 
     public JdbcSharedMemory(DataSource dataSource) {
         this(dataSource, MemoryOptions.defaults());
     }
 
     public JdbcSharedMemory(DataSource dataSource, MemoryOptions options) {
+        this(dataSource, Dialect.of(dataSource), options, null);
+    }
+
+    /**
+     * The authority under {@link HybridSharedMemory}: with a {@code publisher} the relay keeps
+     * sequenced outbox rows until the publisher took them (the Redis cache and stream).
+     */
+    JdbcSharedMemory(
+            DataSource dataSource, Dialect dialect, MemoryOptions options, JdbcOutbox.@Nullable Publisher publisher) {
         super(options);
-        this.store = new JdbcStore(dataSource);
-        store.requireSchema();
-        this.relay = new Relay(store, null, options.relayPollInterval(), wake, sequenced).start();
-        this.pgWake = store.dialect() == Dialect.POSTGRESQL ? new PgWake(dataSource, wake) : null;
+        this.dialect = dialect;
+        this.reads = new JdbcReads(dataSource);
+        this.writes = new JdbcWrites(dataSource, dialect);
+        this.outbox = new JdbcOutbox(dataSource, dialect);
+        reads.requireSchema();
+        this.relay = new Relay(outbox, publisher, options.relayPollInterval(), wake, sequenced).start();
+        this.pgWake = dialect == Dialect.POSTGRESQL ? new PgWake(dataSource, wake) : null;
     }
 
     @Override
     Optional<MemoryEntry> readEntry(String namespace, String key, boolean consistent) {
-        return store.latest(namespace, key).filter(v -> !v.deleted()).map(JdbcStore::toEntry);
+        return reads.latest(namespace, key).filter(v -> !v.deleted()).map(JdbcReads::toEntry);
     }
 
     @Override
     WriteOutcome write(WriteRequest request) {
-        WriteOutcome outcome = store.write(request);
+        WriteOutcome outcome = writes.write(request);
         if (outcome instanceof WriteOutcome.Written) {
             wake.signal();
             if (pgWake != null) {
@@ -65,35 +81,34 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
 
     @Override
     List<MemoryVersion> readHistory(String namespace, String key) {
-        return store.history(namespace, key);
+        return reads.history(namespace, key);
     }
 
     @Override
     EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit) {
-        return store.page(namespace, prefix, afterKey, limit);
+        return reads.page(namespace, prefix, afterKey, limit);
     }
 
     @Override
     List<MemoryChange> readChanges(long cursor, int limit) {
         relay.catchUp();
-        return store.changes(cursor, limit);
+        return reads.changes(cursor, limit);
+    }
+
+    @Override
+    List<NamespaceSummary> readNamespaces() {
+        return reads.namespaces();
     }
 
     @Override
     public long latestCursor() {
         relay.catchUp();
-        return store.latestCursor();
+        return reads.latestCursor();
     }
 
     @Override
-    public Subscription subscribe(long cursor, Consumer<MemoryChange> consumer) {
-        validation.cursor(cursor);
-        var subscription =
-                new PollingSubscription(store::changes, sequenced, options.relayPollInterval(), cursor, consumer);
-        synchronized (subscriptions) {
-            subscriptions.add(subscription);
-        }
-        return subscription;
+    Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer) {
+        return new PollingSubscription(reads::changes, sequenced, options.relayPollInterval(), cursor, consumer);
     }
 
     @Override
@@ -102,18 +117,28 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
         if (error != null) {
             return MemoryHealth.degraded("relay cannot sequence changes: " + error);
         }
-        return MemoryHealth.up("jdbc " + store.dialect().name().toLowerCase(java.util.Locale.ROOT));
+        return MemoryHealth.up("jdbc " + dialect.name().toLowerCase(Locale.ROOT));
     }
 
     @Override
-    public void close() {
-        synchronized (subscriptions) {
-            subscriptions.forEach(Subscription::close);
-            subscriptions.clear();
-        }
+    void stop() {
         relay.close();
         if (pgWake != null) {
             pgWake.close();
         }
+    }
+
+    // For the hybrid decorator: the authority's parts it reads around.
+
+    JdbcReads reads() {
+        return reads;
+    }
+
+    Relay relay() {
+        return relay;
+    }
+
+    long outboxSize() {
+        return outbox.size();
     }
 }

@@ -24,7 +24,8 @@ public interface MemoryListener {
         UPDATE,
         HISTORY,
         LIST,
-        CHANGES
+        CHANGES,
+        NAMESPACES
     }
 
     /** How it ended. */
@@ -41,7 +42,7 @@ public interface MemoryListener {
         OK
     }
 
-    /** One finished operation; {@code namespace} is empty for store-wide operations (changes). */
+    /** One finished operation; {@code namespace} is empty for store-wide operations (changes, namespaces). */
     record Operation(Op op, String namespace, Outcome outcome, Duration duration) {
         public boolean conflict() {
             return outcome == Outcome.CONFLICT;

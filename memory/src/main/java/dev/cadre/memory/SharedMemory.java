@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Shared state that many agents read and write at once without lost updates: every entry carries a
@@ -53,6 +54,19 @@ public interface SharedMemory extends AutoCloseable {
             Writer writer,
             @Nullable String requestId);
 
+    /**
+     * {@link #put(String, String, String, long, Writer, String)} with the value as a JSON tree, e.g.
+     * a request body a web framework has already parsed: it is canonicalised straight from the tree
+     * rather than printed and parsed again, and stored as the same text its printed form would be.
+     */
+    WriteOutcome put(
+            String namespace,
+            String key,
+            JsonNode value,
+            long expectedVersion,
+            Writer writer,
+            @Nullable String requestId);
+
     /** {@link #delete(String, String, long, Writer, String)} without a request id. */
     default WriteOutcome delete(String namespace, String key, long expectedVersion, Writer writer) {
         return delete(namespace, key, expectedVersion, writer, null);
@@ -76,6 +90,12 @@ public interface SharedMemory extends AutoCloseable {
 
     /** Live entries of a namespace whose key starts with {@code prefix}, in key order, after {@code afterKey}. */
     EntryPage list(String namespace, String prefix, @Nullable String afterKey, int limit);
+
+    /**
+     * Every namespace that holds or held an entry (one with only tombstones included), in name
+     * order, with its counts; straight from the authority.
+     */
+    List<NamespaceSummary> namespaces();
 
     /**
      * Committed changes after {@code cursor} (0: from the beginning), in cursor order, at most {@code

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -18,6 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
  * The behaviour every {@link SharedMemory} backend must have. Subclasses only say how to create one;
@@ -133,6 +139,32 @@ abstract class SharedMemoryContract {
     void put_storesCanonicalJson() {
         memory.put(ns, "k", " { \"b\" : [1, 2.50, true, null], \"a\" : \"x\" } ", 0, AGENT);
         assertThat(memory.get(ns, "k", true).orElseThrow().value()).isEqualTo("{\"b\":[1,2.50,true,null],\"a\":\"x\"}");
+    }
+
+    @Test
+    void put_ofATree_storesWhatItsTextWouldStore_andIsValidatedTheSameWay() {
+        // Doubles as a web framework's parser makes them: the tree form must not print them differently.
+        String text = "{\"b\":[1,2.5,1.0E20,1.0E-7,true,null],\"a\":\"x\",\"n\":{\"big\":123456789012345678901}}";
+        JsonNode tree = JsonMapper.builder().build().readTree(text);
+        assertThat(tree.get("b").get(2).isDouble()).isTrue();
+
+        assertThat(version(memory.put(ns, "tree", tree, 0, AGENT, null))).isEqualTo(1);
+        assertThat(version(memory.put(ns, "text", text, 0, AGENT))).isEqualTo(1);
+
+        assertThat(memory.get(ns, "tree", true).orElseThrow().value())
+                .isEqualTo(memory.get(ns, "text", true).orElseThrow().value());
+        assertThat(memory.put(ns, "tree", JsonNodeFactory.instance.objectNode().put("v", 2), 1, OTHER, "tree-" + ns))
+                .isEqualTo(new WriteOutcome.Written(2));
+        assertThat(memory.get(ns, "tree", true).orElseThrow().value()).isEqualTo("{\"v\":2}");
+        String bigValue = "x".repeat(MemoryPolicy.DEFAULT_MAX_VALUE_BYTES);
+        assertRefused(
+                () -> memory.put(ns, "k", JsonNodeFactory.instance.stringNode(bigValue), 0, AGENT, null),
+                "value",
+                "at most");
+        assertRefused(
+                () -> memory.put(ns, "k", JsonNodeFactory.instance.missingNode(), 0, AGENT, null),
+                "value",
+                "must not be empty");
     }
 
     @Test
@@ -295,6 +327,45 @@ abstract class SharedMemoryContract {
         assertThat(history).extracting(MemoryVersion::value).containsExactly("\"a\"", "\"b\"", null, "\"c\"");
         assertThat(history).extracting(MemoryVersion::updatedBy).containsExactly(AGENT, OTHER, CLIENT, AGENT);
         assertThat(memory.history(ns, "other")).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ namespaces
+
+    @Test
+    void namespaces_countLiveKeysTombstonesAndVersions_withTheNewestWrite_inNameOrder() {
+        String second = ns + "-b";
+        String tombstonesOnly = ns + "-c";
+        memory.put(ns, "a", "1", 0, AGENT);
+        memory.put(ns, "a", "2", 1, AGENT);
+        memory.put(ns, "b", "1", 0, AGENT);
+        memory.delete(ns, "b", 1, CLIENT);
+        memory.put(ns, "c", "1", 0, OTHER);
+        memory.put(second, "x", "1", 0, AGENT);
+        memory.put(tombstonesOnly, "gone", "1", 0, AGENT);
+        memory.delete(tombstonesOnly, "gone", 1, AGENT);
+
+        List<NamespaceSummary> all = memory.namespaces();
+
+        List<NamespaceSummary> mine =
+                all.stream().filter(n -> n.namespace().startsWith(ns)).toList();
+        assertThat(mine)
+                .containsExactly(
+                        new NamespaceSummary(ns, 2, 1, 5, newestWrite(ns, "a", "b", "c")),
+                        new NamespaceSummary(second, 1, 0, 1, newestWrite(second, "x")),
+                        new NamespaceSummary(tombstonesOnly, 0, 1, 2, newestWrite(tombstonesOnly, "gone")));
+        assertThat(all).extracting(NamespaceSummary::namespace).doesNotHaveDuplicates();
+        assertThat(operations.stream().filter(o -> o.op() == MemoryListener.Op.NAMESPACES))
+                .singleElement()
+                .satisfies(o -> assertThat(o.outcome()).isEqualTo(MemoryListener.Outcome.OK));
+    }
+
+    /** The newest updatedAt in the histories of these keys, deletes included. */
+    private Instant newestWrite(String namespace, String... keys) {
+        return Arrays.stream(keys)
+                .flatMap(k -> memory.history(namespace, k).stream())
+                .map(MemoryVersion::updatedAt)
+                .max(Comparator.naturalOrder())
+                .orElseThrow();
     }
 
     @Test

@@ -5,7 +5,7 @@ import java.sql.SQLException;
 import java.util.Locale;
 import javax.sql.DataSource;
 
-/** The SQL databases memory runs on; they differ in a few statements (see {@link JdbcStore}). */
+/** The SQL databases memory runs on; they differ in a few statements (see {@link JdbcWrites} and {@link JdbcOutbox}). */
 public enum Dialect {
     POSTGRESQL("postgresql"),
     H2("h2");

@@ -15,8 +15,8 @@ public final class Relay implements AutoCloseable {
     private static final int BATCH = 500;
     private static final Duration COALESCE = Duration.ofMillis(100);
 
-    private final JdbcStore store;
-    private final JdbcStore.@Nullable Publisher publisher;
+    private final JdbcOutbox outbox;
+    private final JdbcOutbox.@Nullable Publisher publisher;
     private final Duration poll;
     private final ChangeSignal wake;
     private final ChangeSignal sequenced;
@@ -31,12 +31,12 @@ public final class Relay implements AutoCloseable {
      * @param sequenced bumped after new changes got cursors (subscriptions wait on it)
      */
     public Relay(
-            JdbcStore store,
-            JdbcStore.@Nullable Publisher publisher,
+            JdbcOutbox outbox,
+            JdbcOutbox.@Nullable Publisher publisher,
             Duration poll,
             ChangeSignal wake,
             ChangeSignal sequenced) {
-        this.store = store;
+        this.outbox = outbox;
         this.publisher = publisher;
         this.poll = poll;
         this.wake = wake;
@@ -83,7 +83,7 @@ public final class Relay implements AutoCloseable {
      * own writes without waiting for the relay's next pass (a cheap check when there are none).
      */
     public void catchUp() {
-        if (store.hasUnsequenced()) {
+        if (outbox.hasUnsequenced()) {
             sequence();
         }
     }
@@ -93,7 +93,7 @@ public final class Relay implements AutoCloseable {
         int total = 0;
         int n;
         do {
-            n = store.sequencePending(BATCH, publisher != null);
+            n = outbox.sequencePending(BATCH, publisher != null);
             total += n;
         } while (n == BATCH);
         sequenceError = null;
@@ -105,14 +105,14 @@ public final class Relay implements AutoCloseable {
 
     /** Publishes every sequenced row; false when the publisher failed (rows stay for a retry). */
     public boolean publish() {
-        JdbcStore.Publisher p = publisher;
+        JdbcOutbox.Publisher p = publisher;
         if (p == null) {
             return true;
         }
         try {
             int n;
             do {
-                n = store.publishSequenced(BATCH, p);
+                n = outbox.publishSequenced(BATCH, p);
             } while (n == BATCH);
             publishError = null;
             return true;

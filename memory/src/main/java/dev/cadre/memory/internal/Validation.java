@@ -110,6 +110,37 @@ public final class Validation {
         return canonical;
     }
 
+    /**
+     * The canonical (compact) form of a JSON tree, checked like {@link #value(String)}: the same
+     * text the tree's printed form would give, without printing and parsing it when that is
+     * certain.
+     */
+    public String value(@Nullable JsonNode node) {
+        if (node == null || node.isMissingNode()) {
+            throw new InvalidMemoryRequestException(
+                    "value", "must not be empty: give a JSON value (e.g. null, 1, \"text\", {})");
+        }
+        if (hasBinaryFloat(node)) {
+            // A double prints as e.g. 1.0E20, while the text form reads every float as a decimal
+            // and stores 1.0E+20: take the text path so a tree and its text store the same bytes.
+            return value(json.writeValueAsString(node));
+        }
+        String canonical = json.writeValueAsString(node);
+        long bytes = utf8Length(canonical);
+        if (bytes > policy.maxValueBytes()) {
+            throw new InvalidMemoryRequestException(
+                    "value", "must be at most " + policy.maxValueBytes() + " bytes of JSON, was " + bytes);
+        }
+        return canonical;
+    }
+
+    private static boolean hasBinaryFloat(JsonNode node) {
+        if (node.isContainer()) {
+            return node.valueStream().anyMatch(Validation::hasBinaryFloat);
+        }
+        return node.isDouble() || node.isFloat();
+    }
+
     public void expectedVersion(long expectedVersion) {
         if (expectedVersion < 0) {
             throw new InvalidMemoryRequestException(

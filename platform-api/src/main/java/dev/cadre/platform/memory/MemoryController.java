@@ -105,13 +105,9 @@ class MemoryController {
             @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
             @AuthenticationPrincipal CadrePrincipal caller) {
         long expected = expectedVersion(ifMatch, ifNoneMatch, true);
-        WriteOutcome outcome = memory.put(
-                namespace,
-                key,
-                json.writeValueAsString(value),
-                expected,
-                Writer.apiClient(caller.name()),
-                idempotencyKey);
+        // The parsed body goes to memory as a tree: canonicalised once, not printed and re-parsed.
+        WriteOutcome outcome =
+                memory.put(namespace, key, value, expected, Writer.apiClient(caller.name()), idempotencyKey);
         return switch (outcome) {
             case WriteOutcome.Written w -> {
                 var builder = expected == 0
