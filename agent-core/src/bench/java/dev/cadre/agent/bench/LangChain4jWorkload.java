@@ -123,7 +123,11 @@ public final class LangChain4jWorkload implements ParallelWorkload {
         Function<AgenticScope, Object> aggregate = scope -> {
             StringBuilder out = new StringBuilder(n * 32);
             for (int i = 0; i < n; i++) {
-                out.append("worker_").append(i).append(": ").append(scope.readState("result_" + i)).append('\n');
+                out.append("worker_")
+                        .append(i)
+                        .append(": ")
+                        .append(scope.readState("result_" + i))
+                        .append('\n');
             }
             return out.toString();
         };

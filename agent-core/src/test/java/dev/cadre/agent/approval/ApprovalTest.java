@@ -54,6 +54,7 @@ class ApprovalTest {
                 Tools.of("read_metrics", "Reads metrics.", SERVICE_SCHEMA, Risk.AUTO, (args, ctx) -> {
                     active.incrementAndGet();
                     try {
+                        // Simulated work: keeps the call in flight so concurrent calls overlap.
                         Thread.sleep(5);
                         executions.add("metrics " + args.path("service").asString());
                         return "cpu 93%";

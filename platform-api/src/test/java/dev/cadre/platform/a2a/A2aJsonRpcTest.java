@@ -1,15 +1,23 @@
 package dev.cadre.platform.a2a;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.PlatformTest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +63,25 @@ class A2aJsonRpcTest {
             }
         }
         return items;
+    }
+
+    /** Collects the lines of a streamed response as they arrive. */
+    private record LineCollector(List<String> lines) implements Flow.Subscriber<String> {
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(String line) {
+            lines.add(line);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {}
+
+        @Override
+        public void onComplete() {}
     }
 
     private static JsonNode error(Api.Response r) {
@@ -199,9 +226,21 @@ class A2aJsonRpcTest {
                         .asString(),
                 "TASK_STATE_WORKING"::equals);
 
-        CompletableFuture<Api.Response> subscription =
-                CompletableFuture.supplyAsync(() -> rpc(request("SubscribeToTask", "{\"id\":\"" + id + "\"}")));
-        Thread.sleep(500); // let the subscription start; a late one still ends with the final status
+        // Follow the task as a stream and cancel only once the subscription has answered with the
+        // task as it stands: then the cancel is certain to reach a live subscriber.
+        List<String> lines = new CopyOnWriteArrayList<>();
+        CompletableFuture<HttpResponse<Void>> subscription = HttpClient.newHttpClient()
+                .sendAsync(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/a2a"))
+                                .header("Authorization", "Bearer " + Api.ADMIN_KEY)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        request("SubscribeToTask", "{\"id\":\"" + id + "\"}")))
+                                .build(),
+                        HttpResponse.BodyHandlers.fromLineSubscriber(new LineCollector(lines)));
+        await("the subscription's first item")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> lines.stream().anyMatch(l -> l.startsWith("data:")));
         JsonNode canceled =
                 rpc(request("CancelTask", "{\"id\":\"" + id + "\"}")).json().get("result");
         assertThat(canceled.get("status").get("state").asString()).isEqualTo("TASK_STATE_CANCELED");
@@ -213,22 +252,17 @@ class A2aJsonRpcTest {
                         .asString())
                 .contains("cancel");
 
-        Api.Response stream = subscription.get(30, TimeUnit.SECONDS);
+        subscription.get(30, TimeUnit.SECONDS);
         List<JsonNode> results =
-                sse(stream.body()).stream().map(i -> i.get("result")).toList();
-        if (!results.isEmpty() && results.getFirst() != null) {
-            assertThat(results.getFirst().has("task")).isTrue();
-            assertThat(results.getLast()
-                            .get("statusUpdate")
-                            .get("status")
-                            .get("state")
-                            .asString())
-                    .isEqualTo("TASK_STATE_CANCELED");
-        } else {
-            // The cancel won the race: subscribing to a finished task is an unsupported operation.
-            assertThat(sse(stream.body()).getFirst().get("error").get("code").asInt())
-                    .isEqualTo(-32004);
-        }
+                sse(String.join("\n", lines)).stream().map(i -> i.get("result")).toList();
+        assertThat(results.getFirst().get("task").get("status").get("state").asString())
+                .isEqualTo("TASK_STATE_WORKING");
+        assertThat(results.getLast()
+                        .get("statusUpdate")
+                        .get("status")
+                        .get("state")
+                        .asString())
+                .isEqualTo("TASK_STATE_CANCELED");
 
         assertThat(error(rpc(request("CancelTask", "{\"id\":\"" + id + "\"}")))
                         .get("code")

@@ -294,7 +294,16 @@ class ConsoleBrowserTest {
         assertThat(Long.parseLong(
                         browser.findElement(By.cssSelector("#tile-runs .v")).getText()))
                 .isPositive();
-        pause(600);
+        // The charts animate in; the screenshot waits until their canvases stop changing between two
+        // polls of the wait, rather than for a guessed animation time.
+        String[] lastFrame = {""};
+        wait.until(d -> {
+            String frame =
+                    (String) js("return [...document.querySelectorAll('canvas')].map((c) => c.toDataURL()).join('|');");
+            boolean settled = frame.equals(lastFrame[0]);
+            lastFrame[0] = frame;
+            return settled;
+        });
         shot("overview");
 
         go("#/runs?status=completed");
@@ -471,14 +480,6 @@ class ConsoleBrowserTest {
             Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new IllegalStateException("could not save screenshot " + name, e);
-        }
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.cadre.platform.runs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,18 +40,21 @@ class RunEventsWakeUpTest {
     @Test
     void awaitChange_wakesUp_whenSignalledWhileWaiting() throws InterruptedException {
         long seen = events.generation();
-        Thread.ofVirtual().start(() -> {
+        Thread reader = Thread.ofPlatform().start(() -> {
             try {
-                Thread.sleep(50);
+                events.awaitChange(seen, 60_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            events.signal();
         });
+        // Signal only once the reader is parked in its wait, rather than after a guessed delay.
+        await("the reader to wait")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> reader.getState() == Thread.State.TIMED_WAITING);
 
-        long t0 = System.nanoTime();
-        events.awaitChange(seen, 5_000);
+        events.signal();
 
-        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(2_000);
+        // Far sooner than its 60 s timeout.
+        await("the reader to wake up").atMost(Duration.ofSeconds(10)).until(() -> !reader.isAlive());
     }
 }

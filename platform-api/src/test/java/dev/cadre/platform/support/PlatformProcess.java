@@ -8,54 +8,75 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One platform instance as a real operating-system process running the packaged jar, so a test
- * can {@code kill -9} it ({@link #kill()}) and start it again. Used by the cluster IT and the
- * fault suite; its output goes to {@code <logDir>/instance-<name>.log} (appended across restarts).
+ * One platform instance as a real operating-system process running the packaged jar: the one way
+ * tests and benchmarks start the platform as users run it. A test can {@code kill -9} it
+ * ({@link #kill()}) and start it again; a benchmark gets a JVM of its own, so the clients'
+ * allocations and GC stay out of the server's heap and JIT profile. Used by the cluster IT, the
+ * fault suite and the platform benchmark (src/bench/java); its output goes to
+ * {@code <logDir>/instance-<name>.log} (appended across restarts).
  */
-public final class PlatformProcess {
+public final class PlatformProcess implements AutoCloseable {
+
+    /** The JVM options of {@link #start(String, int, Path, List)}: small, several instances share two cores. */
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx384m");
 
     private final String name;
     private final int port;
     private final Path log;
     private final List<String> command;
+    private final @Nullable Path workDir;
     private Process process;
 
-    private PlatformProcess(String name, int port, Path log, List<String> command) {
+    private PlatformProcess(String name, int port, Path log, List<String> command, @Nullable Path workDir) {
         this.name = name;
         this.port = port;
         this.log = log;
         this.command = command;
+        this.workDir = workDir;
     }
 
     /**
-     * Starts {@code java -jar platform-api-*.jar --server.port=<port> --cadre.instance-id=<name>
-     * <args>}; call {@link #awaitHealthy} before using it.
+     * Starts {@code java -Xmx384m -jar platform-api-*.jar --server.port=<port> --cadre.instance-id=<name>
+     * <args>} in this JVM's working directory; call {@link #awaitHealthy} before using it.
      */
     public static PlatformProcess start(String name, int port, Path logDir, List<String> args) throws IOException {
+        return start(name, port, logDir, DEFAULT_JVM_OPTIONS, null, args);
+    }
+
+    /**
+     * Starts the jar with {@code jvmOptions} (heap size, for instance) before {@code -jar}, in
+     * {@code workDir} when given (the embedded H2 database lives in {@code ./data} of it), and
+     * {@code args} (Spring properties as {@code --key=value}) after the port and instance id.
+     */
+    public static PlatformProcess start(
+            String name, int port, Path logDir, List<String> jvmOptions, @Nullable Path workDir, List<String> args)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(
-                java,
-                "-Xmx384m",
-                "-jar",
-                jar().getAbsolutePath(),
-                "--server.port=" + port,
-                "--cadre.instance-id=" + name));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-jar", jar().getAbsolutePath(), "--server.port=" + port, "--cadre.instance-id=" + name));
         cmd.addAll(args);
         Files.createDirectories(logDir);
         Path log = logDir.resolve("instance-" + name + ".log");
         Files.deleteIfExists(log);
-        PlatformProcess p = new PlatformProcess(name, port, log, cmd);
+        PlatformProcess p = new PlatformProcess(name, port, log, cmd, workDir);
         p.launch();
         return p;
     }
 
     private void launch() throws IOException {
-        process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        if (workDir != null) {
+            builder.directory(workDir.toFile());
+        }
+        process = builder.start();
     }
 
     /** The packaged fat jar in {@code target/}; fails with what to run when it is missing. */
@@ -77,6 +98,20 @@ public final class PlatformProcess {
 
     public int port() {
         return port;
+    }
+
+    /** {@code http://127.0.0.1:<port>}, for clients other than {@link Api}. */
+    public String base() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** The operating-system process id, to read the instance's CPU time. */
+    public long pid() {
+        return process.pid();
+    }
+
+    public Path log() {
+        return log;
     }
 
     public Api api() {
@@ -134,6 +169,18 @@ public final class PlatformProcess {
     public void destroy() {
         if (process != null) {
             process.destroyForcibly();
+        }
+    }
+
+    /** Stops the instance gracefully (SIGTERM), forcibly if it is not gone within 30 seconds. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
         }
     }
 

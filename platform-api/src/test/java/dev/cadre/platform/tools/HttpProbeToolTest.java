@@ -44,6 +44,7 @@ class HttpProbeToolTest {
         });
         http.createContext("/slow", x -> {
             try {
+                // A slow server is the behaviour under test (the probe's timeout), not a wait.
                 Thread.sleep(300);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

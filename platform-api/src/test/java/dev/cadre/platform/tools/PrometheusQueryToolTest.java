@@ -5,6 +5,7 @@ import static dev.cadre.platform.tools.ToolTestSupport.args;
 import static dev.cadre.platform.tools.ToolTestSupport.ctx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.cadre.agent.FailureCategory;
 import dev.cadre.agent.tool.ToolException;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,21 +64,18 @@ class PrometheusQueryToolTest {
                 HttpClient.newHttpClient(),
                 JSON,
                 Clock.systemUTC());
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            try {
-                JsonNode r = JSON.readTree(tool.execute(args("{\"query\":\"up{job='self'}\"}"), ctx("r", "c")));
-                if (r.get("seriesCount").asInt() > 0) {
-                    break;
-                }
-            } catch (ToolException | IOException e) {
-                // not up yet
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        "Prometheus did not start: " + Files.readString(work.resolve("prometheus.log")));
-            }
-            Thread.sleep(300);
+        try {
+            await("Prometheus to scrape itself")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(300))
+                    .ignoreExceptionsMatching(e -> e instanceof ToolException || e instanceof IOException)
+                    .until(() -> JSON.readTree(tool.execute(args("{\"query\":\"up{job='self'}\"}"), ctx("r", "c")))
+                                    .get("seriesCount")
+                                    .asInt()
+                            > 0);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "Prometheus did not start: " + Files.readString(work.resolve("prometheus.log")), e);
         }
     }
 
@@ -97,15 +96,17 @@ class PrometheusQueryToolTest {
     }
 
     @Test
-    void rangeQuery_summarisesPointsMinMaxAndLast() throws Exception {
-        Thread.sleep(2500);
-        JsonNode r = JSON.readTree(tool.execute(
-                args("{\"query\":\"up\",\"start\":\"-60s\",\"end\":\"now\",\"step\":\"1s\"}"), ctx("r", "c2")));
-        assertThat(r.get("resultType").asString()).isEqualTo("matrix");
-        JsonNode s = r.get("series").get(0);
-        assertThat(s.get("points").asInt()).isGreaterThanOrEqualTo(2);
-        assertThat(s.get("max").asDouble()).isEqualTo(1.0);
-        assertThat(s.get("last").asString()).isEqualTo("1");
+    void rangeQuery_summarisesPointsMinMaxAndLast() {
+        // Prometheus scrapes once a second: wait until the range holds at least two points.
+        await("two scrapes in the range").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode r = JSON.readTree(tool.execute(
+                    args("{\"query\":\"up\",\"start\":\"-60s\",\"end\":\"now\",\"step\":\"1s\"}"), ctx("r", "c2")));
+            assertThat(r.get("resultType").asString()).isEqualTo("matrix");
+            JsonNode s = r.get("series").get(0);
+            assertThat(s.get("points").asInt()).isGreaterThanOrEqualTo(2);
+            assertThat(s.get("max").asDouble()).isEqualTo(1.0);
+            assertThat(s.get("last").asString()).isEqualTo("1");
+        });
     }
 
     @Test

@@ -5,6 +5,8 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.bench.ClosedLoop;
 import dev.cadre.memory.bench.ClosedLoop.Figures;
 import dev.cadre.memory.bench.ClosedLoop.Op;
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.PlatformProcess;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -66,9 +68,9 @@ final class ServiceBench {
             int seconds,
             int warmup,
             @Nullable Baselines baselines) {
-        this.http = new Http(platform.base, PlatformProcess.ADMIN_KEY);
+        this.http = new Http(platform.base(), Api.ADMIN_KEY);
         this.platformPid = platform.pid();
-        this.base = platform.base;
+        this.base = platform.base();
         this.backend = backend;
         this.runs = runs;
         this.seconds = seconds;

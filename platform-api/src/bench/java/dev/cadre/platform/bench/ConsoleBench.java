@@ -1,5 +1,7 @@
 package dev.cadre.platform.bench;
 
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.PlatformProcess;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +42,7 @@ final class ConsoleBench {
 
     ConsoleBench(PlatformProcess platform, int runs, Path out) {
         this.platform = platform;
-        this.http = new Http(platform.base, PlatformProcess.ADMIN_KEY);
+        this.http = new Http(platform.base(), Api.ADMIN_KEY);
         this.runs = runs;
         this.out = out;
     }
@@ -120,9 +122,9 @@ final class ConsoleBench {
     private void measure(ChromeDriver browser, String id, int nodes, Map<String, Integer> kinds) throws Exception {
         JavascriptExecutor js = browser;
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(60));
-        browser.get(platform.base + "/");
+        browser.get(platform.base() + "/");
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")))
-                .sendKeys(PlatformProcess.ADMIN_KEY);
+                .sendKeys(Api.ADMIN_KEY);
         browser.findElement(By.id("login")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[data-testid=whoami]")));
         browser.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source", probe(nodes)));
@@ -131,7 +133,7 @@ final class ConsoleBench {
         Map<String, List<Double>> load = new LinkedHashMap<>();
         for (int i = 0; i <= runs; i++) {
             browser.get("about:blank");
-            browser.get(platform.base + "/#/runs/" + id);
+            browser.get(platform.base() + "/#/runs/" + id);
             wait.until(d ->
                     Boolean.TRUE.equals(js.executeScript("return !!(window.__bench && window.__bench.allPainted)")));
             @SuppressWarnings("unchecked")

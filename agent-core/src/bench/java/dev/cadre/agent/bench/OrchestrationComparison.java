@@ -43,7 +43,7 @@ final class OrchestrationComparison {
             create = Class.forName(LANGCHAIN4J).getMethod("create", int.class, Duration.class, int.class);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(
-                    LANGCHAIN4J + " is missing: it is compiled only with -Pbench (src/bench/java)", e);
+                    LANGCHAIN4J + " is missing: it is compiled only with -Dbench=agent-core (src/bench/java)", e);
         }
         return (n, latency, turns) -> {
             try {

@@ -11,10 +11,13 @@ import dev.cadre.memory.bench.ClosedLoop.Figures;
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.memory.testing.TestDatabases;
 import dev.cadre.memory.testing.TestRedis;
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.PlatformProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,7 +30,7 @@ import java.util.stream.Stream;
 
 /**
  * The platform-api benchmark of docs/benchmarks/service.md and docs/benchmarks/console.md; not a
- * test. Run it with {@code ./mvnw -B -q -pl platform-api -am -Pbench verify} (see service.md for
+ * test. Run it with {@code ./mvnw -B -q -pl platform-api -am -Dbench=platform-api verify} (see service.md for
  * the knobs). It starts the packaged jar twice — on the embedded default (H2 file database,
  * in-process queue, JDBC memory) and on PostgreSQL + Redis — with a zero-latency scripted agent,
  * and measures over HTTP with the bootstrap admin key:
@@ -83,7 +86,7 @@ public final class PlatformBenchmark {
             // The embedded default exactly as `README` command one runs it: no datasource flag, the H2
             // file under ./data of the working directory (here a fresh target/bench/data).
             deleteTree(out.resolve("data"));
-            try (PlatformProcess p = PlatformProcess.start("h2", out, agents, List.of(), "1g")) {
+            try (PlatformProcess p = platform("h2", out, agents, List.of(), "1g")) {
                 if (h2) {
                     ServiceBench s = new ServiceBench(p, "H2", runs, seconds, warmup, null);
                     s.runAll();
@@ -147,7 +150,7 @@ public final class PlatformBenchmark {
             try (SharedMemory hybrid = new HybridSharedMemory(
                             pool, redis, MemoryOptions.defaults().withRedisPrefix(directPrefix));
                     StatefulRedisConnection<String, String> raw = redis.connect();
-                    PlatformProcess p = PlatformProcess.start(
+                    PlatformProcess p = platform(
                             "pg-redis",
                             out,
                             agents,
@@ -176,6 +179,35 @@ public final class PlatformBenchmark {
             cleanUp("schema " + platformSchema.schema(), platformSchema::dropSchema);
             cleanUp("schema " + directSchema.schema(), directSchema::dropSchema);
         }
+    }
+
+    /**
+     * The packaged jar in a JVM of its own (support.PlatformProcess, as the integration tests start
+     * it), with the benchmark's agent file and admin key, {@code extraArgs} (Spring properties as
+     * {@code --key=value}), working directory {@code out}; waits until healthy.
+     */
+    static PlatformProcess platform(String name, Path out, Path agents, List<String> extraArgs, String heap)
+            throws Exception {
+        List<String> args = new ArrayList<>(List.of(
+                "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
+                "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
+                // Logging every request would measure the log appender; keep the default INFO.
+                "--logging.level.root=WARN",
+                "--logging.level.dev.cadre=WARN"));
+        args.addAll(extraArgs);
+        long t0 = System.nanoTime();
+        PlatformProcess p = PlatformProcess.start(
+                name, PlatformProcess.freePort(), out, List.of("-Xms" + heap, "-Xmx" + heap), out, args);
+        try {
+            p.awaitHealthy(Duration.ofSeconds(300));
+        } catch (AssertionError | InterruptedException e) {
+            p.destroy();
+            throw e;
+        }
+        System.out.println(Measure.fmt(
+                "platform '%s' (pid %d, port %d) healthy after %.1f s",
+                name, p.pid(), p.port(), (System.nanoTime() - t0) / 1e9));
+        return p;
     }
 
     private static void cleanUp(String what, Runnable action) {

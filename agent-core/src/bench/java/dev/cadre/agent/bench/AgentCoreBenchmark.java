@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The agent-core benchmark of docs/benchmarks/agent-core.md; not a test. Run it with
- * {@code ./mvnw -B -q -pl agent-core -Pbench verify} (add {@code -Dbench.args=--quick} for a short
+ * {@code ./mvnw -B -q -pl agent-core -Dbench=agent-core verify} (add {@code -Dbench.args=--quick} for a short
  * smoke run; {@code --overhead-only}, {@code --compare-only} or {@code --economy-only} for one section).
  *
  * <ol>

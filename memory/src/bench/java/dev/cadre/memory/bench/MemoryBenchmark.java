@@ -26,8 +26,9 @@ import java.util.UUID;
  * and Redis {@code GET} through Lettuce (same client). Each client works on a key of its own, so
  * this measures the cost of the machinery, not contention (the tests cover contention).
  *
- * <p>Run: {@code ./mvnw -B -pl memory -Pbench -DskipTests verify} (knobs: {@code -Dbench.runs},
- * {@code -Dbench.seconds}, {@code -Dbench.warmup}). Uses the same PostgreSQL and Redis as the
+ * <p>Run: {@code ./mvnw -B -pl memory -Dbench=memory verify}. Arguments ({@code -Dbench.args="..."}),
+ * as in the other modules' harnesses: {@code --quick} (2 runs of 1 s, a smoke test), {@code --runs=N}
+ * (default 5), {@code --seconds=N} per measurement (default 3), {@code --warmup=N} seconds (default 1). Uses the same PostgreSQL and Redis as the
  * integration tests, in a schema and under a key prefix of its own, removed afterwards.
  */
 public final class MemoryBenchmark {
@@ -48,10 +49,25 @@ public final class MemoryBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        int runs = Integer.getInteger("bench.runs", 5);
-        int seconds = Integer.getInteger("bench.seconds", 3);
-        int warmup = Integer.getInteger("bench.warmup", 1);
+        List<String> options = List.of(args);
+        boolean quick = options.contains("--quick");
+        int runs = intOption(options, "--runs=", quick ? 2 : 5);
+        int seconds = intOption(options, "--seconds=", quick ? 1 : 3);
+        int warmup = intOption(options, "--warmup=", 1);
         new MemoryBenchmark(seconds, warmup).runAll(runs);
+    }
+
+    private static int intOption(List<String> options, String prefix, int otherwise) {
+        for (String o : options) {
+            if (o.startsWith(prefix)) {
+                try {
+                    return Integer.parseInt(o.substring(prefix.length()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(prefix + " wants a whole number, got '" + o + "'", e);
+                }
+            }
+        }
+        return otherwise;
     }
 
     private void runAll(int runs) throws Exception {
