@@ -78,6 +78,8 @@ public final class ScriptedModel implements ModelPort {
     private static final Pattern TEMPLATE =
             Pattern.compile("\\{\\{\\s*([a-zA-Z_][a-zA-Z0-9_\\-]*(?:\\[\\d+]|\\.[a-zA-Z0-9_\\-]+)?)\\s*}}");
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
+    private static final tools.jackson.databind.ObjectReader FIRST_VALUE = MAPPER.readerFor(JsonNode.class)
+            .without(tools.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final Map<String, AgentScript> scripts;
     private final boolean recordRequests;
@@ -313,8 +315,9 @@ public final class ScriptedModel implements ModelPort {
         if (!text.startsWith("{") && !text.startsWith("[")) {
             return null;
         }
-        try (tools.jackson.core.JsonParser parser = MAPPER.createParser(text)) {
-            return MAPPER.readTree(parser);
+        try {
+            // Only the first value: a worker's task may go on in prose (inputs, a budget note).
+            return FIRST_VALUE.readValue(text);
         } catch (RuntimeException notJson) {
             return null;
         }

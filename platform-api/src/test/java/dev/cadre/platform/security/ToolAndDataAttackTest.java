@@ -266,5 +266,16 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
                 .doesNotContain("ctx-secret-77")
                 .contains("postgres://app:[REDACTED]@db.internal:5432/orders")
                 .contains("web-1");
+
+        // The same record seen as an A2A task (history, status, artifacts) is redacted as well.
+        var task = api.post(
+                "/a2a",
+                Api.ADMIN_KEY,
+                "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"SendMessage\",\"params\":{\"message\":{\"messageId\":\""
+                        + UUID.randomUUID() + "\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":"
+                        + Api.json("check web-4, db at postgres://app:Hunter2pw@db.internal/orders")
+                        + "}],\"metadata\":{\"agent\":\"cpu-inspector\"}},\"configuration\":{\"blocking\":true}}}");
+        assertThat(task.status()).as(task.body()).isEqualTo(200);
+        assertThat(task.body()).doesNotContain("Hunter2pw").contains("postgres://app:[REDACTED]@db.internal/orders");
     }
 }
