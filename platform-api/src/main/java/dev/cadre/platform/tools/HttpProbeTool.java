@@ -75,7 +75,8 @@ final class HttpProbeTool implements Tool {
     public String description() {
         return "Probe an http(s) URL once: HTTP status, latency in ms, and for https the server certificate's"
                 + " subject, expiry date and days left. verifyTls=false still reports the certificate of a server"
-                + " with a private CA. Read-only (GET or HEAD).";
+                + " with a private CA. Read-only (GET or HEAD). Only allowed targets: public addresses unless the"
+                + " operator configured others; internal addresses are refused.";
     }
 
     @Override
