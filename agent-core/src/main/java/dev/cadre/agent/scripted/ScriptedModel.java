@@ -11,6 +11,7 @@ import dev.cadre.agent.model.ModelResponse;
 import dev.cadre.agent.model.TokenEstimator;
 import dev.cadre.agent.model.ToolCall;
 import dev.cadre.agent.model.ToolResultMessage;
+import dev.cadre.agent.model.UntrustedText;
 import dev.cadre.agent.model.UserMessage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,15 +58,19 @@ import tools.jackson.databind.node.ObjectNode;
  * Turn fields: {@code text}, {@code toolCalls} ({@code name}, {@code arguments}, optional {@code id}),
  * {@code latencyMillis}, {@code usage} ({@code {"input": n, "output": n}}, else estimated at four
  * characters a token), {@code fail} (a message: the provider fails with {@code COMMUNICATION_ERROR}).
- * An agent holds {@code turns} or {@code variants} (first whose {@code when} occurs in the task; one
- * without {@code when} matches anything), plus optional {@code latencyMillis} and {@code whenExhausted}
+ * An agent holds {@code turns} or {@code variants}: the first whose {@code when} matches the task
+ * wins; one without {@code when} matches anything. {@code when} is a text that occurs in the task
+ * outside fenced data ({@link UntrustedText}), or {@code {"field": "/json/pointer", "equals": "value"}}
+ * for a field of the task's structured data (see {@link AgentScript.FieldIs}); plus optional
+ * {@code latencyMillis} and {@code whenExhausted}
  * (the final answer once the turns run out; without it running out is a {@code COMMUNICATION_ERROR}
  * with code {@code script_exhausted}).
  *
  * <p>Templates, in texts and in string argument values, quote the session's conversation:
  * {@code {{input}}} the task (first user message); {@code {{result[i]}}} the i-th tool result of the
  * previous turn (0-based, call order); {@code {{results.NAME}}} the previous turn's results of tool
- * or worker NAME (joined by newlines); {@code {{results}}} all of them as {@code name: content} lines.
+ * or worker NAME (joined by newlines); {@code {{results}}} all of them as {@code name: content} lines;
+ * {@code {{last.NAME}}} the latest result of tool or worker NAME in the whole conversation.
  * A reference to nothing is left as written, so a script mistake shows in the output.
  */
 public final class ScriptedModel implements ModelPort {
@@ -73,6 +78,8 @@ public final class ScriptedModel implements ModelPort {
     private static final Pattern TEMPLATE =
             Pattern.compile("\\{\\{\\s*([a-zA-Z_][a-zA-Z0-9_\\-]*(?:\\[\\d+]|\\.[a-zA-Z0-9_\\-]+)?)\\s*}}");
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
+    private static final tools.jackson.databind.ObjectReader FIRST_VALUE = MAPPER.readerFor(JsonNode.class)
+            .without(tools.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final Map<String, AgentScript> scripts;
     private final boolean recordRequests;
@@ -138,9 +145,26 @@ public final class ScriptedModel implements ModelPort {
                 int i = 0;
                 for (JsonNode v : node.path("variants")) {
                     JsonNode when = v.get("when");
-                    variants.add(new AgentScript.Variant(
-                            when == null || when.isNull() ? null : when.asString(),
-                            turns(v.path("turns"), where + ".variants[" + i++ + "]")));
+                    String at = where + ".variants[" + i++ + "]";
+                    if (when != null && when.isObject()) {
+                        JsonNode field = when.get("field");
+                        JsonNode equals = when.get("equals");
+                        if (field == null || !field.isString() || equals == null || !equals.isValueNode()) {
+                            throw new IllegalArgumentException(
+                                    at + ".when: a structured condition is" + " {field: /json/pointer, equals: value}");
+                        }
+                        try {
+                            variants.add(new AgentScript.Variant(
+                                    null,
+                                    new AgentScript.FieldIs(field.asString(), equals.asString()),
+                                    turns(v.path("turns"), at)));
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException(at + ".when: " + e.getMessage(), e);
+                        }
+                    } else {
+                        variants.add(new AgentScript.Variant(
+                                when == null || when.isNull() ? null : when.asString(), turns(v.path("turns"), at)));
+                    }
                 }
             } else {
                 variants.add(new AgentScript.Variant(null, turns(node.path("turns"), where)));
@@ -254,12 +278,49 @@ public final class ScriptedModel implements ModelPort {
     }
 
     private static AgentScript.@Nullable Variant choose(AgentScript script, String input) {
+        // Fenced data (an alert's annotations, a remote agent's message) never chooses a variant.
+        String own = UntrustedText.withoutFences(input);
+        JsonNode data = null;
+        boolean parsed = false;
         for (AgentScript.Variant v : script.variants()) {
-            if (v.when() == null || input.contains(v.when())) {
+            if (v.whenField() != null) {
+                if (!parsed) {
+                    data = structured(own);
+                    parsed = true;
+                }
+                JsonNode at = data == null ? null : data.at(v.whenField().pointer());
+                if (at != null
+                        && at.isValueNode()
+                        && at.asString().equals(v.whenField().value())) {
+                    return v;
+                }
+            } else if (v.when() == null || own.contains(v.when())) {
                 return v;
             }
         }
         return null;
+    }
+
+    /** The task's structured data: the JSON value it starts with, else the JSON after its last Context line. */
+    private static @Nullable JsonNode structured(String task) {
+        JsonNode leading = firstJsonValue(task.stripLeading());
+        if (leading != null && leading.isContainer()) {
+            return leading;
+        }
+        int context = task.lastIndexOf("\n\nContext:\n");
+        return context < 0 ? null : firstJsonValue(task.substring(context + 11));
+    }
+
+    private static @Nullable JsonNode firstJsonValue(String text) {
+        if (!text.startsWith("{") && !text.startsWith("[")) {
+            return null;
+        }
+        try {
+            // Only the first value: a worker's task may go on in prose (inputs, a budget note).
+            return FIRST_VALUE.readValue(text);
+        } catch (RuntimeException notJson) {
+            return null;
+        }
     }
 
     /** Every request received, in arrival order. */
@@ -280,7 +341,11 @@ public final class ScriptedModel implements ModelPort {
 
     /** What the templates of one reply can quote. */
     private record Conversation(
-            String input, int turn, List<ToolResultMessage> lastResults, Map<String, List<Part>> templates) {
+            String input,
+            int turn,
+            List<ToolResultMessage> lastResults,
+            List<Message> messages,
+            Map<String, List<Part>> templates) {
 
         static Conversation of(List<Message> messages, Map<String, List<Part>> templates) {
             String input = "";
@@ -296,7 +361,7 @@ public final class ScriptedModel implements ModelPort {
             for (int i = messages.size() - 1; i >= 0 && messages.get(i) instanceof ToolResultMessage r; i--) {
                 results.addFirst(r);
             }
-            return new Conversation(input, turn, results, templates);
+            return new Conversation(input, turn, results, messages, templates);
         }
 
         String render(String template) {
@@ -353,6 +418,17 @@ public final class ScriptedModel implements ModelPort {
             if (reference.startsWith("result[")) {
                 int i = Integer.parseInt(reference.substring(7, reference.length() - 1));
                 return i < lastResults.size() ? lastResults.get(i).content() : null;
+            }
+            if (reference.startsWith("last.")) {
+                // The latest result of that tool in the whole conversation, not only the previous turn.
+                String name = reference.substring(5);
+                for (int i = messages.size() - 1; i >= 0; i--) {
+                    if (messages.get(i) instanceof ToolResultMessage r
+                            && r.toolName().equals(name)) {
+                        return r.content();
+                    }
+                }
+                return null;
             }
             if (reference.startsWith("results.")) {
                 String name = reference.substring(8);

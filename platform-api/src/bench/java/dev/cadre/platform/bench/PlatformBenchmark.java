@@ -313,6 +313,7 @@ public final class PlatformBenchmark {
                     description: Reads three shared-memory entries, then answers. Console benchmark worker.
                     model: scripted:default
                     tools: [memory_get]
+                    memory: [bench]
                     budget: {maxIterations: 3, maxTokens: 20000, timeout: 2m}
                 scripts:
                   bench-echo:

@@ -65,7 +65,7 @@ final class TaskWire {
             }
         }
         List<ObjectNode> history = new ArrayList<>();
-        history.add(message(dialect, "user", userMessageId(run), run, run.input()));
+        history.add(message(dialect, "user", userMessageId(run), run, A2aTasks.clientMessage(run.input())));
         if (run.status() == RunStatus.COMPLETED && run.result() != null) {
             history.add(message(dialect, "agent", run.id() + "-answer", run, run.result()));
         }

@@ -35,13 +35,16 @@ public final class AgentCatalog {
     private final AgentTree tree;
     private final ToolRegistry tools;
     private final @Nullable ScriptedModel scripted;
+    private final Map<String, List<String>> memoryNamespaces;
 
     private AgentCatalog(
             List<AgentSpec> specs,
             Map<String, String> sourceOf,
             AgentTree tree,
             ToolRegistry tools,
-            @Nullable ScriptedModel scripted) {
+            @Nullable ScriptedModel scripted,
+            Map<String, List<String>> memoryNamespaces) {
+        this.memoryNamespaces = Map.copyOf(memoryNamespaces);
         this.specs = specs;
         this.sourceOf = sourceOf;
         this.tree = tree;
@@ -137,7 +140,8 @@ public final class AgentCatalog {
                 "Loaded {} agents from {}",
                 loaded.specs().size(),
                 files.stream().map(Resource::getFilename).toList());
-        return new AgentCatalog(loaded.specs(), loaded.sourceOf(), tree, registry, scriptedModel);
+        return new AgentCatalog(
+                loaded.specs(), loaded.sourceOf(), tree, registry, scriptedModel, loaded.memoryNamespaces());
     }
 
     public List<AgentSpec> specs() {
@@ -158,6 +162,14 @@ public final class AgentCatalog {
 
     public ToolRegistry tools() {
         return tools;
+    }
+
+    /**
+     * The shared-memory namespaces an agent's memory tools may use (its YAML {@code memory} field;
+     * entries are names or prefixes ending in {@code *}); empty for an unknown agent.
+     */
+    public List<String> memoryNamespaces(String agent) {
+        return memoryNamespaces.getOrDefault(agent, List.of());
     }
 
     /** The scripted model serving the {@code scripted} provider, if any agent uses it. */

@@ -27,8 +27,17 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  */
 final class AgentConfigLoader {
 
-    private static final Set<String> AGENT_FIELDS =
-            Set.of("name", "description", "instructions", "model", "tools", "workers", "budget", "review", "maxDepth");
+    private static final Set<String> AGENT_FIELDS = Set.of(
+            "name",
+            "description",
+            "instructions",
+            "model",
+            "tools",
+            "workers",
+            "budget",
+            "review",
+            "maxDepth",
+            "memory");
     private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
     private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts");
 
@@ -36,12 +45,21 @@ final class AgentConfigLoader {
 
     /** What a set of files defines. */
     record Loaded(
-            List<AgentSpec> specs, Map<String, String> sourceOf, Map<String, Object> scripts, List<String> problems) {}
+            List<AgentSpec> specs,
+            Map<String, String> sourceOf,
+            Map<String, Object> scripts,
+            Map<String, List<String>> memoryNamespaces,
+            List<String> problems) {}
+
+    /** A namespace name, or a prefix ending in {@code *}. */
+    private static final java.util.regex.Pattern NAMESPACE_ENTRY =
+            java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\*?|\\*");
 
     Loaded load(List<Resource> files) {
         List<AgentSpec> specs = new ArrayList<>();
         Map<String, String> sourceOf = new LinkedHashMap<>();
         Map<String, Object> scripts = new LinkedHashMap<>();
+        Map<String, List<String>> memory = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         for (Resource file : files) {
             String where = file.getFilename() == null ? file.getDescription() : file.getFilename();
@@ -73,6 +91,9 @@ final class AgentConfigLoader {
                             problems.add(where + ": agent '" + spec.name() + "': name already defined in " + previous);
                         } else {
                             specs.add(spec);
+                            memory.put(
+                                    spec.name(),
+                                    memoryNamespaces(node, where + ": agent '" + spec.name() + "': ", problems));
                         }
                     }
                 }
@@ -91,7 +112,31 @@ final class AgentConfigLoader {
                 }
             }
         }
-        return new Loaded(specs, sourceOf, scripts, problems);
+        return new Loaded(specs, sourceOf, scripts, memory, problems);
+    }
+
+    /**
+     * The {@code memory} field: the shared-memory namespaces the agent's memory tools may read and
+     * write (absent: none). The platform's own namespaces (incident records) are never the model's.
+     */
+    private static List<String> memoryNamespaces(JsonNode node, String where, List<String> problems) {
+        List<String> entries = names(node, "memory", where, problems);
+        for (String e : entries) {
+            if (!NAMESPACE_ENTRY.matcher(e).matches()) {
+                problems.add(where + "field 'memory': '" + e
+                        + "' is not a namespace name (letters, digits, . _ : -) or a prefix ending in *");
+            } else if (e.endsWith("*")
+                    && dev.cadre.platform.memory.MemoryTools.PLATFORM_NAMESPACES.stream()
+                            .anyMatch(p -> p.startsWith(e.substring(0, e.length() - 1)))) {
+                problems.add(where + "field 'memory': '" + e + "' would include the platform's namespaces "
+                        + dev.cadre.platform.memory.MemoryTools.PLATFORM_NAMESPACES
+                        + " (incident records change only through the incident_* tools)");
+            } else if (dev.cadre.platform.memory.MemoryTools.PLATFORM_NAMESPACES.contains(e)) {
+                problems.add(where + "field 'memory': '" + e + "' is the platform's namespace"
+                        + " (incident records change only through the incident_* tools)");
+            }
+        }
+        return entries;
     }
 
     private @Nullable AgentSpec spec(JsonNode node, String file, int index, List<String> problems) {

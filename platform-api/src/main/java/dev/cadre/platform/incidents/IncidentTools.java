@@ -146,9 +146,10 @@ public final class IncidentTools {
     private Tool update() {
         return Tools.of(
                 "incident_update",
-                "Update an incident at the version you read (optimistic locking): status (open, escalated,"
-                        + " resolved), severity, and/or a note for its timeline. On a conflict you get the current"
-                        + " version: re-read and decide again.",
+                "Update the incident this run works on at the version you read (optimistic locking): status"
+                        + " (open, escalated, resolved), severity, and/or a note for its timeline. On a conflict you"
+                        + " get the current version: re-read and decide again. Other incidents are not yours to"
+                        + " change.",
                 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"minLength\":1},"
                         + "\"expectedVersion\":{\"type\":\"integer\",\"minimum\":1},"
                         + "\"status\":{\"type\":\"string\",\"enum\":[\"open\",\"escalated\",\"resolved\"]},"
@@ -157,8 +158,21 @@ public final class IncidentTools {
                         + "\"required\":[\"id\",\"expectedVersion\"],\"additionalProperties\":false}",
                 Risk.AUTO,
                 (args, ctx) -> {
+                    // A run changes only its own incident: a model steered by injected text must not
+                    // resolve or silence someone else's.
+                    String id = args.get("id").asString();
+                    Optional<Incident> own = incidents.forRun(ctx.runId());
+                    if (own.isEmpty() || !own.get().id().equals(id)) {
+                        throw new ToolException(
+                                FailureCategory.EXECUTION_ERROR,
+                                "not_this_runs_incident",
+                                own.map(i -> "this run works on incident " + i.id() + "; '" + id
+                                                + "' is not yours to update")
+                                        .orElse("this run works on no incident (incident_open links one); '" + id
+                                                + "' is not yours to update"));
+                    }
                     IncidentService.Update u = incidents.update(
-                            args.get("id").asString(),
+                            id,
                             args.get("expectedVersion").asLong(),
                             args.has("status") ? args.get("status").asString() : null,
                             args.has("severity") ? args.get("severity").asString() : null,

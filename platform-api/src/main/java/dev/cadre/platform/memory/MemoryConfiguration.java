@@ -43,8 +43,11 @@ class MemoryConfiguration {
     }
 
     @Bean
-    ToolProvider memoryTools(SharedMemory memory, JsonMapper json) {
-        MemoryTools tools = new MemoryTools(memory, json);
+    ToolProvider memoryTools(
+            SharedMemory memory, JsonMapper json, ObjectProvider<dev.cadre.platform.agents.AgentCatalog> catalog) {
+        // The catalog is built from the tools, so it is looked up when a tool runs, not now.
+        MemoryTools tools =
+                new MemoryTools(memory, json, agent -> catalog.getObject().memoryNamespaces(agent));
         return tools::tools;
     }
 

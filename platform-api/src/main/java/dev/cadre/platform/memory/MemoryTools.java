@@ -29,13 +29,25 @@ public final class MemoryTools {
 
     static final int UPDATE_RETRIES = 8;
 
+    /** Namespaces the platform itself keeps (incident records): no agent's memory tools may touch them. */
+    public static final java.util.Set<String> PLATFORM_NAMESPACES =
+            java.util.Set.of(dev.cadre.platform.incidents.IncidentService.NAMESPACE);
+
+    /** Which namespaces an agent may use: its YAML {@code memory} entries (names, or prefixes ending in *). */
+    @FunctionalInterface
+    public interface NamespaceAccess {
+        List<String> namespacesOf(String agent);
+    }
+
     private final SharedMemory memory;
     private final JsonMapper json;
+    private final NamespaceAccess access;
     private final List<Tool> tools;
 
-    public MemoryTools(SharedMemory memory, JsonMapper json) {
+    public MemoryTools(SharedMemory memory, JsonMapper json, NamespaceAccess access) {
         this.memory = memory;
         this.json = json;
+        this.access = access;
         this.tools = List.of(
                 Tools.of(
                         "memory_get",
@@ -86,7 +98,7 @@ public final class MemoryTools {
     }
 
     private static final String NS_KEY =
-            "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"description\":\"memory namespace, e.g. incidents\"},"
+            "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"description\":\"memory namespace (one of those this agent may use)\"},"
                     + "\"key\":{\"type\":\"string\",\"minLength\":1,\"description\":\"entry key\"}";
 
     private ObjectNode entryJson(MemoryEntry e) {
@@ -118,8 +130,25 @@ public final class MemoryTools {
         return new ToolException(FailureCategory.EXECUTION_ERROR, "invalid_memory_request", e.getMessage());
     }
 
+    /** Refuses a namespace the agent's YAML does not list, and the platform's own, whatever the YAML says. */
+    private void checkAccess(String ns, ToolContext ctx) throws ToolException {
+        List<String> allowed = access.namespacesOf(ctx.agent());
+        boolean listed = allowed.stream()
+                .anyMatch(a -> a.endsWith("*") ? ns.startsWith(a.substring(0, a.length() - 1)) : a.equals(ns));
+        if (PLATFORM_NAMESPACES.contains(ns) || !listed) {
+            throw new ToolException(
+                    FailureCategory.EXECUTION_ERROR,
+                    "namespace_not_allowed",
+                    "agent " + ctx.agent() + " may not use memory namespace '" + ns + "'"
+                            + (PLATFORM_NAMESPACES.contains(ns)
+                                    ? ": it holds the platform's incident records (use the incident_* tools)"
+                                    : " (allowed: " + allowed + "; the agent's YAML field 'memory' lists them)"));
+        }
+    }
+
     private String get(JsonNode args, ToolContext ctx) throws ToolException {
         String ns = args.get("namespace").asString();
+        checkAccess(ns, ctx);
         String key = args.get("key").asString();
         try {
             return memory.get(ns, key)
@@ -132,6 +161,7 @@ public final class MemoryTools {
 
     private String put(JsonNode args, ToolContext ctx) throws ToolException {
         String ns = args.get("namespace").asString();
+        checkAccess(ns, ctx);
         String key = args.get("key").asString();
         try {
             WriteOutcome outcome = memory.put(
@@ -153,6 +183,7 @@ public final class MemoryTools {
 
     private String update(JsonNode args, ToolContext ctx) throws ToolException {
         String ns = args.get("namespace").asString();
+        checkAccess(ns, ctx);
         String key = args.get("key").asString();
         JsonNode merge = args.get("merge");
         JsonNode append = args.get("append");

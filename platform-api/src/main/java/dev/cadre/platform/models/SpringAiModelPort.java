@@ -12,6 +12,7 @@ import dev.cadre.agent.model.TokenEstimator;
 import dev.cadre.agent.model.ToolCall;
 import dev.cadre.agent.model.ToolDefinition;
 import dev.cadre.agent.model.ToolResultMessage;
+import dev.cadre.agent.model.UntrustedText;
 import dev.cadre.agent.model.UserMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,7 +183,11 @@ public final class SpringAiModelPort implements ModelPort {
                 pending.clear();
             }
             switch (m) {
-                case SystemMessage s -> out.add(new org.springframework.ai.chat.messages.SystemMessage(s.text()));
+                // Every prompt explains the data fence; tool output (a web page, a log line, a remote
+                // agent's answer) is fenced, so text in it is read as data, never as instructions.
+                case SystemMessage s ->
+                    out.add(new org.springframework.ai.chat.messages.SystemMessage(
+                            UntrustedText.SYSTEM_NOTE + "\n\n" + s.text()));
                 case UserMessage u -> out.add(new org.springframework.ai.chat.messages.UserMessage(u.text()));
                 case AssistantMessage a -> {
                     List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls = new ArrayList<>();
@@ -196,7 +201,8 @@ public final class SpringAiModelPort implements ModelPort {
                             .build());
                 }
                 case ToolResultMessage t ->
-                    pending.add(new ToolResponseMessage.ToolResponse(t.callId(), t.toolName(), t.content()));
+                    pending.add(new ToolResponseMessage.ToolResponse(
+                            t.callId(), t.toolName(), UntrustedText.fence("tool", t.content())));
             }
         }
         if (!pending.isEmpty()) {

@@ -2,6 +2,7 @@ package dev.cadre.platform.runs;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.SecretRedactor;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.net.URI;
@@ -38,11 +39,13 @@ class RunController {
     private final RunService runs;
     private final RunEventStreams streams;
     private final JsonMapper json;
+    private final SecretRedactor redactor;
 
-    RunController(RunService runs, RunEventStreams streams, JsonMapper json) {
+    RunController(RunService runs, RunEventStreams streams, JsonMapper json, SecretRedactor redactor) {
         this.runs = runs;
         this.streams = streams;
         this.json = json;
+        this.redactor = redactor;
     }
 
     /** {@code context} may be text or any JSON value (stored as its JSON text). */
@@ -175,6 +178,10 @@ class RunController {
         return instant;
     }
 
+    /**
+     * The run as a client sees it: input, context, result, error and subagent summaries pass the same
+     * redaction as events and spans, so the record is no side door for a secret a run saw.
+     */
     RunView view(RunRecord r) {
         String self = "/api/v1/runs/" + r.id();
         Long duration = r.startedAt() == null
@@ -185,13 +192,16 @@ class RunController {
                 r.id(),
                 r.agent(),
                 r.status().wire(),
-                r.input(),
-                r.context(),
-                r.result(),
+                redactor.redactText(r.input()),
+                r.context() == null ? null : redactor.redactText(r.context()),
+                r.result() == null ? null : redactor.redactText(r.result()),
                 r.failureCategory() == null
                         ? null
-                        : new ErrorView(r.failureCategory(), r.failureCode(), r.failureMessage()),
-                r.subagentsJson() == null ? json.createArrayNode() : json.readTree(r.subagentsJson()),
+                        : new ErrorView(
+                                r.failureCategory(),
+                                r.failureCode(),
+                                r.failureMessage() == null ? null : redactor.redactText(r.failureMessage())),
+                r.subagentsJson() == null ? json.createArrayNode() : redactor.redact(json.readTree(r.subagentsJson())),
                 r.toolsCalledJson() == null ? json.createArrayNode() : json.readTree(r.toolsCalledJson()),
                 new UsageView(r.inputTokens(), r.outputTokens(), r.inputTokens() + r.outputTokens()),
                 r.iterations(),

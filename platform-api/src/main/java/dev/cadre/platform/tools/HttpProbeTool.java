@@ -7,17 +7,29 @@ import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 import tools.jackson.databind.JsonNode;
@@ -27,28 +39,31 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code http_probe}: status, latency and TLS certificate expiry of a URL. An unreachable target is
  * a probe result ({@code ok: false}), not a tool failure: "it is down" is exactly what was asked.
+ *
+ * <p>The probe speaks HTTP/1.1 over its own socket so that it connects to exactly the address
+ * {@link ProbeTargets} checked (an HTTP client would resolve the name again). It sends one request
+ * line and reads only the status line.
  */
 final class HttpProbeTool implements Tool {
 
     private final OpsToolsProperties.Probe config;
+    private final ProbeTargets targets;
     private final JsonMapper json;
     private final Clock clock;
-    private final HttpClient verifying;
-    private final HttpClient trustingAll;
+    private final SSLSocketFactory verifying;
+    private final SSLSocketFactory trustingAll;
 
     HttpProbeTool(OpsToolsProperties.Probe config, JsonMapper json, Clock clock) {
+        this(config, new ProbeTargets(config.allow(), InetAddress::getAllByName), json, clock);
+    }
+
+    HttpProbeTool(OpsToolsProperties.Probe config, ProbeTargets targets, JsonMapper json, Clock clock) {
         this.config = config;
+        this.targets = targets;
         this.json = json;
         this.clock = clock;
-        this.verifying = HttpClient.newBuilder()
-                .connectTimeout(config.timeout())
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
-        this.trustingAll = HttpClient.newBuilder()
-                .connectTimeout(config.timeout())
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .sslContext(trustAll())
-                .build();
+        this.verifying = (SSLSocketFactory) SSLSocketFactory.getDefault();
+        this.trustingAll = trustAll().getSocketFactory();
     }
 
     @Override
@@ -60,7 +75,8 @@ final class HttpProbeTool implements Tool {
     public String description() {
         return "Probe an http(s) URL once: HTTP status, latency in ms, and for https the server certificate's"
                 + " subject, expiry date and days left. verifyTls=false still reports the certificate of a server"
-                + " with a private CA. Read-only (GET or HEAD).";
+                + " with a private CA. Read-only (GET or HEAD). Only allowed targets: public addresses unless the"
+                + " operator configured others; internal addresses are refused.";
     }
 
     @Override
@@ -83,45 +99,132 @@ final class HttpProbeTool implements Tool {
     public String execute(JsonNode args, ToolContext ctx) throws Exception {
         URI uri;
         try {
-            uri = URI.create(args.get("url").asString());
-        } catch (IllegalArgumentException e) {
+            uri = new URI(args.get("url").asString());
+        } catch (URISyntaxException e) {
             throw new ToolException(FailureCategory.EXECUTION_ERROR, "invalid_url", e.getMessage());
         }
-        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+        boolean https = "https".equals(uri.getScheme());
+        if (!"http".equals(uri.getScheme()) && !https) {
             throw new ToolException(
                     FailureCategory.EXECUTION_ERROR, "invalid_url", "only http and https URLs can be probed");
         }
-        Duration timeout = args.has("timeoutMillis")
-                ? Duration.ofMillis(args.get("timeoutMillis").asLong())
-                : config.timeout();
+        if (uri.getHost() == null || uri.getRawUserInfo() != null) {
+            throw new ToolException(
+                    FailureCategory.EXECUTION_ERROR,
+                    "invalid_url",
+                    "the URL needs a host and no user:password@ part (credentials are never sent by a probe)");
+        }
+        // The model may ask for less time than configured, never for more.
+        Duration timeout = config.timeout();
+        if (args.has("timeoutMillis")) {
+            Duration asked = Duration.ofMillis(args.get("timeoutMillis").asLong());
+            timeout = asked.compareTo(config.maxTimeout()) > 0 ? config.maxTimeout() : asked;
+        }
         String method = args.path("method").asString("GET");
-        HttpRequest request = HttpRequest.newBuilder(uri)
-                .timeout(timeout)
-                .header("User-Agent", "cadre-http-probe")
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .build();
         boolean verify = args.path("verifyTls").asBoolean(true);
+        int port = uri.getPort() > 0 ? uri.getPort() : https ? 443 : 80;
+        InetAddress address;
+        try {
+            address = targets.resolve(uri.getHost());
+        } catch (ProbeTargets.Denied e) {
+            throw new ToolException(FailureCategory.EXECUTION_ERROR, "target_not_allowed", e.getMessage());
+        } catch (UnknownHostException e) {
+            return unreachable(uri);
+        }
         ObjectNode out = json.createObjectNode();
         out.put("url", uri.toString());
         long t0 = System.nanoTime();
-        try {
-            HttpResponse<Void> response =
-                    (verify ? verifying : trustingAll).send(request, HttpResponse.BodyHandlers.discarding());
+        long deadline = t0 + timeout.toNanos();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(address, port), (int) Math.max(1, timeout.toMillis()));
+            socket.setSoTimeout(remainingMillis(deadline));
+            Socket channel = socket;
+            SSLSession session = null;
+            if (https) {
+                SSLSocket tls =
+                        (SSLSocket) (verify ? verifying : trustingAll).createSocket(socket, hostOnly(uri), port, true);
+                SSLParameters params = tls.getSSLParameters();
+                if (verify) {
+                    params.setEndpointIdentificationAlgorithm("HTTPS");
+                }
+                if (!hostOnly(uri).contains(":") && !hostOnly(uri).matches("[0-9.]+")) {
+                    params.setServerNames(List.of(new SNIHostName(hostOnly(uri))));
+                }
+                tls.setSSLParameters(params);
+                tls.startHandshake();
+                session = tls.getSession();
+                channel = tls;
+            }
+            String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+            String target = path + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+            String hostHeader = uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "");
+            OutputStream o = channel.getOutputStream();
+            o.write((method + " " + target + " HTTP/1.1\r\nHost: " + hostHeader
+                            + "\r\nUser-Agent: cadre-http-probe\r\nAccept: */*\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            o.flush();
+            int status = statusCode(channel.getInputStream());
             long latency = (System.nanoTime() - t0) / 1_000_000;
             int expect = args.path("expectStatus").asInt(0);
-            out.put("status", response.statusCode());
-            out.put("latencyMillis", latency);
-            out.put("ok", expect == 0 ? response.statusCode() < 400 : response.statusCode() == expect);
-            response.sslSession().ifPresent(s -> tls(out.putObject("tls"), s));
-        } catch (IOException e) {
-            out.put("ok", false);
-            out.put("latencyMillis", (System.nanoTime() - t0) / 1_000_000);
-            out.put("error", e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
-            if (e instanceof javax.net.ssl.SSLException) {
-                out.put("hint", "TLS failed; verifyTls=false shows the certificate anyway");
+            if (status < 0) {
+                out.put("ok", false);
+                out.put("error", "not_http: the server's answer is not an HTTP status line");
+                return out.toString();
             }
+            out.put("status", status);
+            out.put("latencyMillis", latency);
+            out.put("ok", expect == 0 ? status < 400 : status == expect);
+            if (session != null) {
+                tls(out.putObject("tls"), session);
+            }
+        } catch (SSLException e) {
+            out.put("ok", false);
+            out.put("error", "tls_failed: " + e.getMessage());
+            out.put("hint", "TLS failed; verifyTls=false shows the certificate anyway");
+        } catch (IOException e) {
+            // Refused, reset, filtered (timed out) and unroutable all read the same, with no timing:
+            // otherwise the probe would tell a model which ports of an allowed host are open.
+            return unreachable(uri);
         }
         return out.toString();
+    }
+
+    private String unreachable(URI uri) {
+        ObjectNode out = json.createObjectNode();
+        out.put("url", uri.toString());
+        out.put("ok", false);
+        out.put("error", "unreachable: no HTTP answer from the target within the timeout");
+        return out.toString();
+    }
+
+    private static String hostOnly(URI uri) {
+        String h = uri.getHost();
+        return h.startsWith("[") && h.endsWith("]") ? h.substring(1, h.length() - 1) : h;
+    }
+
+    private static int remainingMillis(long deadlineNanos) throws SocketTimeoutException {
+        long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+            throw new SocketTimeoutException("deadline");
+        }
+        return (int) Math.min(Integer.MAX_VALUE, left);
+    }
+
+    /** The status code of the first line ({@code HTTP/1.1 200 OK}), or -1 when it is not HTTP. */
+    private static int statusCode(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n' && line.length() < 1024) {
+            line.append((char) c);
+        }
+        String[] parts = line.toString().strip().split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/") || !parts[1].matches("\\d{3}")) {
+            if (c < 0 && line.isEmpty()) {
+                throw new java.io.EOFException();
+            }
+            return -1;
+        }
+        return Integer.parseInt(parts[1]);
     }
 
     private void tls(ObjectNode o, SSLSession session) {

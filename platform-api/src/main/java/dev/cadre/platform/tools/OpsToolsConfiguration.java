@@ -72,7 +72,8 @@ class OpsToolsConfiguration {
                 new PrometheusQueryTool(config.prometheus(), prometheusHttp, json, clock),
                 new HttpProbeTool(config.probe(), json, clock),
                 new HostMetricsTool(system, config.hostMetrics(), json),
-                new RunbookExecuteTool(runbooks, incidents, runbookConfig.maxOutputChars(), json),
+                new RunbookExecuteTool(
+                        runbooks, incidents, runbookConfig.maxOutputChars(), runbookConfig.environment(), json),
                 new NotifyTool(notifier, incidents, json),
                 new AskHumanTool(approvals, json),
                 new FindingsAggregateTool(json));

@@ -3,6 +3,7 @@ package dev.cadre.platform.tools;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Name;
@@ -20,7 +21,7 @@ public record OpsToolsProperties(
 
     public OpsToolsProperties {
         prometheus = prometheus == null ? new Prometheus(null, null, 0) : prometheus;
-        probe = probe == null ? new Probe(null) : probe;
+        probe = probe == null ? new Probe(null, null, null) : probe;
         hostMetrics = hostMetrics == null ? new HostMetrics(null, null, null, null, null, null, null) : hostMetrics;
         notification = notification == null ? new Notify(null, null, null, null) : notification;
     }
@@ -33,10 +34,23 @@ public record OpsToolsProperties(
         }
     }
 
-    /** {@code cadre.tools.probe.timeout}: the longest a probe may take. */
-    public record Probe(@Nullable Duration timeout) {
+    /**
+     * {@code cadre.tools.probe.*}: {@code timeout} of a probe that asks for none, {@code max-timeout} the
+     * most a model may ask for, {@code allow} the hosts and address blocks it may reach (see
+     * {@link ProbeTargets}; empty: public addresses only).
+     */
+    public record Probe(
+            @Nullable Duration timeout,
+            @Nullable Duration maxTimeout,
+            @Nullable List<String> allow) {
         public Probe {
-            timeout = timeout == null ? Duration.ofSeconds(10) : timeout;
+            maxTimeout = maxTimeout == null ? Duration.ofSeconds(10) : maxTimeout;
+            timeout = timeout == null ? Duration.ofSeconds(5) : timeout;
+            if (timeout.isNegative() || timeout.isZero() || maxTimeout.isNegative() || maxTimeout.isZero()) {
+                throw new IllegalArgumentException("cadre.tools.probe.timeout and max-timeout must be positive");
+            }
+            timeout = timeout.compareTo(maxTimeout) > 0 ? maxTimeout : timeout;
+            allow = allow == null ? List.of() : List.copyOf(allow);
         }
     }
 
@@ -79,14 +93,30 @@ public record OpsToolsProperties(
         }
     }
 
-    /** {@code cadre.runbooks.*}: the directory runbook_execute may run scripts from, and its limits. */
+    /**
+     * {@code cadre.runbooks.*}: the directory runbook_execute may run scripts from, its limits, and
+     * {@code environment}: the names of the platform's environment variables a runbook inherits
+     * (nothing else is passed; default {@link #DEFAULT_ENVIRONMENT}).
+     */
     @ConfigurationProperties("cadre.runbooks")
     public record Runbooks(
             @Nullable Path dir,
             @Nullable Boolean installDemo,
             @Nullable Duration timeout,
-            int maxOutputChars) {
+            int maxOutputChars,
+            @Nullable List<String> environment) {
+
+        /** What a shell script needs to run and nothing that could hold a credential. */
+        public static final List<String> DEFAULT_ENVIRONMENT = List.of("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR");
+
         public Runbooks {
+            environment = environment == null ? DEFAULT_ENVIRONMENT : List.copyOf(environment);
+            for (String name : environment) {
+                if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                    throw new IllegalArgumentException(
+                            "cadre.runbooks.environment: '" + name + "' is not an environment variable name");
+                }
+            }
             dir = dir == null ? Path.of("data", "runbooks") : dir;
             installDemo = installDemo == null || installDemo;
             timeout = timeout == null ? Duration.ofMinutes(2) : timeout;

@@ -37,12 +37,23 @@ final class RunbookExecuteTool implements Tool {
     private final Runbooks runbooks;
     private final IncidentService incidents;
     private final int maxOutputChars;
+    private final List<String> passEnvironment;
     private final JsonMapper json;
 
-    RunbookExecuteTool(Runbooks runbooks, IncidentService incidents, int maxOutputChars, JsonMapper json) {
+    /**
+     * @param passEnvironment the names of the platform's environment variables a runbook inherits
+     *     ({@code cadre.runbooks.environment}); nothing else of the platform's environment reaches it
+     */
+    RunbookExecuteTool(
+            Runbooks runbooks,
+            IncidentService incidents,
+            int maxOutputChars,
+            List<String> passEnvironment,
+            JsonMapper json) {
         this.runbooks = runbooks;
         this.incidents = incidents;
         this.maxOutputChars = maxOutputChars;
+        this.passEnvironment = List.copyOf(passEnvironment);
         this.json = json;
     }
 
@@ -190,12 +201,16 @@ final class RunbookExecuteTool implements Tool {
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = pb.environment();
-        env.keySet()
-                .removeIf(k -> k.startsWith("CADRE_")
-                        || k.toUpperCase(Locale.ROOT).contains("KEY")
-                        || k.toUpperCase(Locale.ROOT).contains("TOKEN")
-                        || k.toUpperCase(Locale.ROOT).contains("PASSWORD")
-                        || k.toUpperCase(Locale.ROOT).contains("SECRET"));
+        // Built from an allowlist: a denylist of "secret-looking" names always misses one
+        // (DATABASE_URL with a password in it, AWS_SESSION_..., a vendor's own naming).
+        Map<String, String> inherited = new java.util.HashMap<>(env);
+        env.clear();
+        for (String name : passEnvironment) {
+            String value = inherited.get(name);
+            if (value != null) {
+                env.put(name, value);
+            }
+        }
         values.forEach((k, v) -> env.put("RUNBOOK_" + k.toUpperCase(Locale.ROOT), v));
         env.put("CADRE_RUN_ID", ctx.runId());
         env.put("CADRE_INCIDENT_ID", incident);

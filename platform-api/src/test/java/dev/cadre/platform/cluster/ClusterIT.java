@@ -52,6 +52,7 @@ class ClusterIT {
                     description: Records that a job ran (once) in shared memory, then reports. Cluster test agent.
                     model: scripted:default
                     tools: [memory_put]
+                    memory: [effects]
                     budget: {maxIterations: 4, maxTokens: 20000, timeout: 2m}
                 scripts:
                   cluster-worker:

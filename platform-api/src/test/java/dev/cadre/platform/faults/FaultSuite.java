@@ -518,6 +518,7 @@ public final class FaultSuite {
                     description: Records that a job ran (once) in shared memory, then reports. Fault suite agent.
                     model: scripted:default
                     tools: [memory_put]
+                    memory: [effects]
                     budget: {maxIterations: 4, maxTokens: 20000, timeout: 5m}
                   - name: hang-agent
                     description: Asks a model provider that never answers. Fault suite agent.

@@ -52,7 +52,7 @@ public abstract class OpsPlatformTestBase {
     static final Path EXECUTIONS;
     static final HttpServer WEBHOOK;
     /** Every webhook delivery: "hook <body>" or "escalate <body>". */
-    static final List<String> DELIVERIES = new CopyOnWriteArrayList<>();
+    protected static final List<String> DELIVERIES = new CopyOnWriteArrayList<>();
 
     static {
         try {

@@ -9,6 +9,7 @@ import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
 import dev.cadre.memory.InMemorySharedMemory;
 import dev.cadre.memory.Writer;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -21,8 +22,9 @@ class MemoryToolsTest {
 
     private final JsonMapper json = JsonMapper.builder().build();
     private final InMemorySharedMemory memory = new InMemorySharedMemory();
-    private final Map<String, Tool> tools =
-            new MemoryTools(memory, json).tools().stream().collect(Collectors.toMap(Tool::name, Function.identity()));
+    private final Map<String, Tool> tools = new MemoryTools(
+                    memory, json, agent -> agent.equals("fixer") ? List.of("*") : List.of("notes"))
+            .tools().stream().collect(Collectors.toMap(Tool::name, Function.identity()));
 
     private JsonNode call(String tool, String args, String callId) throws Exception {
         return json.readTree(
@@ -31,24 +33,24 @@ class MemoryToolsTest {
 
     @Test
     void putWithTheVersionRead_writes_andAStaleVersionIsAConflictTheModelCanActOn() throws Exception {
-        assertThat(call("memory_get", "{\"namespace\":\"incidents\",\"key\":\"db\"}", "c1")
+        assertThat(call("memory_get", "{\"namespace\":\"findings\",\"key\":\"db\"}", "c1")
                         .get("found")
                         .asBoolean())
                 .isFalse();
         JsonNode created = call(
                 "memory_put",
-                "{\"namespace\":\"incidents\",\"key\":\"db\",\"value\":{\"s\":1},\"expectedVersion\":0}",
+                "{\"namespace\":\"findings\",\"key\":\"db\",\"value\":{\"s\":1},\"expectedVersion\":0}",
                 "c2");
         assertThat(created.get("status").asString()).isEqualTo("written");
         assertThat(created.get("version").asLong()).isEqualTo(1);
 
-        JsonNode read = call("memory_get", "{\"namespace\":\"incidents\",\"key\":\"db\"}", "c3");
+        JsonNode read = call("memory_get", "{\"namespace\":\"findings\",\"key\":\"db\"}", "c3");
         assertThat(read.get("version").asLong()).isEqualTo(1);
         assertThat(read.get("updatedBy").asString()).isEqualTo("fixer");
 
         JsonNode stale = call(
                 "memory_put",
-                "{\"namespace\":\"incidents\",\"key\":\"db\",\"value\":{\"s\":2},\"expectedVersion\":0}",
+                "{\"namespace\":\"findings\",\"key\":\"db\",\"value\":{\"s\":2},\"expectedVersion\":0}",
                 "c4");
         assertThat(stale.get("status").asString()).isEqualTo("conflict");
         assertThat(stale.get("currentVersion").asLong()).isEqualTo(1);
@@ -87,5 +89,39 @@ class MemoryToolsTest {
         assertThatThrownBy(() -> call("memory_get", "{\"namespace\":\"bad space\",\"key\":\"k\"}", "b4"))
                 .isInstanceOf(ToolException.class)
                 .hasMessageContaining("namespace");
+    }
+
+    @Test
+    void anAgentReachesOnlyTheNamespacesItsYamlLists_andNeverThePlatformsIncidentRecords() throws Exception {
+        ToolContext reporter = new ToolContext("run-2", "run-2", "reporter", "r1");
+        assertThat(tools.get("memory_put")
+                        .execute(
+                                json.readTree(
+                                        "{\"namespace\":\"notes\",\"key\":\"k\",\"value\":1,\"expectedVersion\":0}"),
+                                reporter))
+                .contains("written");
+        assertThatThrownBy(() -> tools.get("memory_get")
+                        .execute(json.readTree("{\"namespace\":\"other\",\"key\":\"k\"}"), reporter))
+                .isInstanceOf(ToolException.class)
+                .hasMessageContaining("may not use memory namespace 'other'")
+                .hasMessageContaining("'memory'");
+        // "*" in the YAML still leaves the incident records to the platform.
+        for (String tool : List.of("memory_get", "memory_put", "memory_update")) {
+            assertThatThrownBy(() -> call(
+                            tool,
+                            "{\"namespace\":\"incidents\",\"key\":\"inc-1\",\"value\":{},\"expectedVersion\":1,\"merge\":{}}"
+                                    .replace(
+                                            tool.equals("memory_get")
+                                                    ? ",\"value\":{},\"expectedVersion\":1,\"merge\":{}"
+                                                    : "@",
+                                            "")
+                                    .replace(tool.equals("memory_put") ? ",\"merge\":{}" : "@", "")
+                                    .replace(
+                                            tool.equals("memory_update") ? ",\"value\":{},\"expectedVersion\":1" : "@",
+                                            ""),
+                            "i-" + tool))
+                    .isInstanceOf(ToolException.class)
+                    .hasMessageContaining("incident records");
+        }
     }
 }

@@ -137,6 +137,12 @@ class SpringAiModelPortTest {
         assertThat(body.get("messages").valueStream().map(m -> m.get("role").asString()))
                 .containsExactly("system", "user", "assistant", "tool");
         assertThat(body.get("messages").get(3).get("tool_call_id").asString()).isEqualTo("call_0");
+        // Tool output reaches the model fenced as data; the instructions explain the fence first.
+        assertThat(body.get("messages").get(3).get("content").asString())
+                .isEqualTo(dev.cadre.agent.model.UntrustedText.fence("tool", "{\"disk\":0.4}"));
+        assertThat(body.get("messages").get(0).get("content").asString())
+                .startsWith(dev.cadre.agent.model.UntrustedText.SYSTEM_NOTE)
+                .endsWith("You inspect hosts.");
         assertThat(body.get("messages")
                         .get(2)
                         .get("tool_calls")

@@ -4,10 +4,12 @@ import static dev.cadre.platform.tools.ToolTestSupport.JSON;
 import static dev.cadre.platform.tools.ToolTestSupport.args;
 import static dev.cadre.platform.tools.ToolTestSupport.ctx;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.cadre.agent.tool.ToolException;
 import java.io.FileInputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -16,6 +18,7 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
@@ -28,8 +31,11 @@ class HttpProbeToolTest {
 
     static HttpServer http;
     static HttpsServer https;
-    static final HttpProbeTool TOOL =
-            new HttpProbeTool(new OpsToolsProperties.Probe(Duration.ofSeconds(5)), JSON, Clock.systemUTC());
+    // Loopback is refused by default: these tests name it, as an operator would for a local target.
+    static final HttpProbeTool TOOL = new HttpProbeTool(
+            new OpsToolsProperties.Probe(Duration.ofSeconds(5), Duration.ofSeconds(5), List.of("127.0.0.1/32")),
+            JSON,
+            Clock.systemUTC());
 
     @BeforeAll
     static void servers() throws Exception {
@@ -136,7 +142,45 @@ class HttpProbeToolTest {
         }
         JsonNode r = probe("{\"url\":\"http://127.0.0.1:" + closed + "/\"}");
         assertThat(r.get("ok").asBoolean()).isFalse();
-        assertThat(r.get("error").asString()).contains("ConnectException");
+        assertThat(r.get("error").asString()).startsWith("unreachable");
+    }
+
+    @Test
+    void aRefusedPort_aSilentPort_andAnUnknownHost_readTheSame_soTheProbeIsNoPortScanner() throws Exception {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        // A port that accepts and never answers: the probe times out (capped at max-timeout).
+        try (ServerSocket silent = new ServerSocket(0)) {
+            HttpProbeTool quick = new HttpProbeTool(
+                    new OpsToolsProperties.Probe(
+                            Duration.ofMillis(300), Duration.ofMillis(300), List.of("127.0.0.1/32", "nowhere.invalid")),
+                    JSON,
+                    Clock.systemUTC());
+            JsonNode refused = JSON.readTree(
+                    quick.execute(args("{\"url\":\"http://127.0.0.1:" + closed + "/\"}"), ctx("r", "c1")));
+            JsonNode filtered = JSON.readTree(quick.execute(
+                    args("{\"url\":\"http://127.0.0.1:" + silent.getLocalPort() + "/\",\"timeoutMillis\":60000}"),
+                    ctx("r", "c2")));
+            JsonNode unknown =
+                    JSON.readTree(quick.execute(args("{\"url\":\"http://nowhere.invalid/\"}"), ctx("r", "c3")));
+            for (JsonNode r : List.of(refused, filtered, unknown)) {
+                assertThat(r.get("ok").asBoolean()).isFalse();
+                assertThat(r.get("error").asString())
+                        .isEqualTo(refused.get("error").asString());
+                assertThat(r.has("latencyMillis")).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void withoutAnAllowEntry_loopbackIsRefused_beforeAnyConnection() {
+        HttpProbeTool strict =
+                new HttpProbeTool(new OpsToolsProperties.Probe(null, null, null), JSON, Clock.systemUTC());
+        assertThatThrownBy(() -> strict.execute(args("{\"url\":\"" + url("/ok") + "\"}"), ctx("r", "c")))
+                .isInstanceOf(ToolException.class)
+                .hasMessageContaining("not an allowed probe target");
     }
 
     @Test

@@ -59,7 +59,12 @@ class RunbookExecuteToolTest {
         runbook("not-executable", "echo x", "parameters: {}\n", false);
         Files.writeString(dir.resolveSibling("outside.yaml"), "parameters: {}\n");
         incidents = ToolTestSupport.incidents();
-        tool = new RunbookExecuteTool(new Runbooks(dir, Duration.ofSeconds(10)), incidents, 1000, JSON);
+        tool = new RunbookExecuteTool(
+                new Runbooks(dir, Duration.ofSeconds(10)),
+                incidents,
+                1000,
+                OpsToolsProperties.Runbooks.DEFAULT_ENVIRONMENT,
+                JSON);
         incident = incidents
                 .open(
                         new IncidentService.OpenRequest("cpu@web-1", "CPU high", "critical", "test", Map.of(), null),
