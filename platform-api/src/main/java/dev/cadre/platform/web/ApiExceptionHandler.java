@@ -223,7 +223,9 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (response == null || !(response.getBody() instanceof ProblemDetail pd)) {
             return response;
         }
-        if (pd.getType().toString().equals("about:blank")) {
+        // Spring 7 leaves the type null (not about:blank) on its own problems, e.g. the 404 of an
+        // unknown path: dereferencing it failed the handler and logged a stack trace per 404.
+        if (pd.getType() == null || pd.getType().toString().equals("about:blank")) {
             pd.setType(Problems.type(slug(statusCode)));
         }
         // Set, not negotiated: the client's Accept (text/html, or one that does not parse) must not
