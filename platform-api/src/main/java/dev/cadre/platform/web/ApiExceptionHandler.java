@@ -44,7 +44,14 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
         ProblemDetail pd = Problems.of(e.status(), e.type(), e.title(), e.getMessage());
         e.properties().forEach(pd::setProperty);
-        return Problems.response(pd);
+        ResponseEntity<ProblemDetail> response = Problems.response(pd);
+        if (e.headers().isEmpty()) {
+            return response;
+        }
+        HttpHeaders headers = new HttpHeaders();
+        headers.putAll(response.getHeaders());
+        e.headers().forEach(headers::set);
+        return new ResponseEntity<>(pd, headers, response.getStatusCode());
     }
 
     /**
