@@ -2,6 +2,7 @@ package dev.cadre.platform.security;
 
 import dev.cadre.platform.audit.SecurityAudit;
 import dev.cadre.platform.web.ProblemWriter;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
@@ -112,7 +113,13 @@ class SecurityConfiguration {
                                         ? "missing or stale CSRF token: send the XSRF-TOKEN cookie's value as X-XSRF-TOKEN"
                                         : "your role does not allow " + request.getMethod() + " "
                                                 + request.getRequestURI())))
-                .authorizeHttpRequests(a -> a.requestMatchers("/actuator/health", "/actuator/health/**")
+                .authorizeHttpRequests(a -> a
+                        // The re-dispatch that completes an event stream belongs to a request that was
+                        // authorised when it began; a key request keeps no session to re-authenticate
+                        // it from, so it must not be denied (and fail a committed stream) here.
+                        .dispatcherTypeMatchers(DispatcherType.ASYNC)
+                        .permitAll()
+                        .requestMatchers("/actuator/health", "/actuator/health/**")
                         .permitAll()
                         .requestMatchers(
                                 HttpMethod.GET, "/", "/index.html", "/favicon.ico", "/console/**", "/webjars/**")
