@@ -4,7 +4,8 @@ import { get } from '../api.js';
 import { h, clear, fmtDuration, fmtNum, fmtPct, errorBox, every } from '../ui.js';
 
 // Version-less thanks to webjars-locator-lite: the dashboard pom alone says which ECharts.
-const ECHARTS = '/webjars/echarts/dist/echarts.common.min.js';
+// Vendored from the npm package echarts 6.1.0 (no webjar of a release without the tooltip XSS issues is served).
+const ECHARTS = '/console/vendor/echarts-6.1.0/echarts.common.min.js';
 let echartsLoading = null;
 function loadEcharts() {
   if (window.echarts) return Promise.resolve(window.echarts);
@@ -79,14 +80,14 @@ export async function render(root, route, ctx) {
     const statuses = Object.keys(o.runsByStatus).filter((s) => o.runsPerHour.some((x) => x.byStatus[s] > 0));
     const hourLabel = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
     draw('per-hour', {
-      tooltip: { trigger: 'axis' }, legend: { top: 0 }, grid: { left: 40, right: 10, top: 30, bottom: 30 },
+      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: { left: 40, right: 10, top: 30, bottom: 30 },
       xAxis: { type: 'category', data: o.runsPerHour.map((x) => hourLabel(x.hour)) }, yAxis: { type: 'value', minInterval: 1 },
       series: statuses.map((s) => ({ name: s, type: 'bar', stack: 'runs', color: COLORS[s], data: o.runsPerHour.map((x) => x.byStatus[s]) })),
     }, o.runsPerHour.filter((x) => x.total).map((x) => [new Date(x.hour).toLocaleString([], { hour12: false }), x.total,
       Object.entries(x.byStatus).filter(([, n]) => n).map(([s, n]) => `${s} ${n}`).join(', ')]), ['Hour', 'Runs', 'By status']);
 
     draw('failures', {
-      tooltip: {}, grid: { left: 170, right: 20, top: 10, bottom: 20 },
+      tooltip: { renderMode: 'richText' }, grid: { left: 170, right: 20, top: 10, bottom: 20 },
       xAxis: { type: 'value', minInterval: 1, show: o.failuresByCategory.length > 0 },
       yAxis: { type: 'category', data: o.failuresByCategory.map((c) => c.category), inverse: true, show: o.failuresByCategory.length > 0 },
       series: [{ type: 'bar', color: '#cf222e', data: o.failuresByCategory.map((c) => c.count), label: { show: true, position: 'right' } }],
@@ -95,7 +96,7 @@ export async function render(root, route, ctx) {
 
     const agents = o.tokensByAgent.slice(0, 15);
     draw('tokens-agent', {
-      tooltip: { trigger: 'axis' }, legend: { top: 0 }, grid: { left: 130, right: 20, top: 30, bottom: 20 },
+      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: { left: 130, right: 20, top: 30, bottom: 20 },
       xAxis: { type: 'value', axisLabel: { formatter: fmtNum } }, yAxis: { type: 'category', data: agents.map((a) => a.agent), inverse: true },
       series: [{ name: 'input', type: 'bar', stack: 't', color: '#0969da', data: agents.map((a) => a.inputTokens) },
         { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: agents.map((a) => a.outputTokens) }],
@@ -103,7 +104,7 @@ export async function render(root, route, ctx) {
 
     const models = o.tokensByModel.slice(0, 15);
     draw('tokens-model', {
-      tooltip: { trigger: 'axis' }, legend: { top: 0 }, grid: { left: 210, right: 20, top: 30, bottom: 20 },
+      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: { left: 210, right: 20, top: 30, bottom: 20 },
       xAxis: { type: 'value', axisLabel: { formatter: fmtNum } }, yAxis: { type: 'category', data: models.map((m) => `${m.agent} · ${m.model}`), inverse: true },
       series: [{ name: 'input', type: 'bar', stack: 't', color: '#0969da', data: models.map((m) => m.inputTokens) },
         { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: models.map((m) => m.outputTokens) }],

@@ -37,6 +37,14 @@ class A2aConfiguration {
                 ? info.getVersion()
                 : Objects.requireNonNullElse(A2aConfiguration.class.getPackage().getImplementationVersion(), "dev");
         String base = publicUrl.isBlank() ? null : publicUrl.strip().replaceAll("/+$", "");
+        if (base == null) {
+            log.info("cadre.a2a.public-url is not set: the Agent Card derives its URL from each request's Host"
+                    + " header and is not cacheable; set it in production (docs/security.md)");
+        } else if (!base.matches("https?://[^\\s/?#]+(/[^\\s?#]*)?")) {
+            throw new IllegalArgumentException(
+                    "cadre.a2a.public-url must be an absolute http(s) URL without query or fragment, was '" + publicUrl
+                            + "'");
+        }
         return new A2aSettings(base, defaultAgent, blockingTimeout, version);
     }
 }

@@ -107,8 +107,8 @@ class AgentCardController {
                 ? settings.publicUrl()
                 : ServletUriComponentsBuilder.fromContextPath(request).build().toUriString();
         String endpoint = base + "/a2a";
-        String bearerText = "A Cadre API key with role operator: 'Authorization: Bearer <key>'";
-        String headerText = "A Cadre API key with role operator in the X-API-Key header";
+        String bearerText = "A Cadre API key with role agent (or operator): 'Authorization: Bearer <key>'";
+        String headerText = "A Cadre API key with role agent (or operator) in the X-API-Key header";
         Map<String, SecurityScheme> schemes = new LinkedHashMap<>();
         schemes.put(
                 "bearer",
@@ -145,9 +145,12 @@ class AgentCardController {
                 List.of(
                         new SecurityRequirement(Map.of("bearer", new ScopeList(List.of()))),
                         new SecurityRequirement(Map.of("apiKey", new ScopeList(List.of())))));
-        return ResponseEntity.ok()
-                .cacheControl(CacheControl.maxAge(Duration.ofMinutes(5)).cachePublic())
-                .body(card);
+        // A card whose URL came from this request's Host header must not be cached for others: a
+        // shared cache would hand every client the endpoint an attacker's Host header named.
+        CacheControl cache = settings.publicUrl() != null
+                ? CacheControl.maxAge(Duration.ofMinutes(5)).cachePublic()
+                : CacheControl.noStore();
+        return ResponseEntity.ok().cacheControl(cache).body(card);
     }
 
     private List<Skill> skills() {

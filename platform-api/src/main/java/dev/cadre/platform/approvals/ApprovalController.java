@@ -1,5 +1,6 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import jakarta.validation.Valid;
@@ -11,6 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -31,13 +34,22 @@ class ApprovalController {
     private static final List<String> STATUSES = List.of("pending", "approved", "rejected", "expired", "canceled");
 
     private final ApprovalService approvals;
+    private final RunService runs;
     private final JsonMapper json;
     private final Clock clock;
+    private final boolean separationOfDuties;
 
-    ApprovalController(ApprovalService approvals, JsonMapper json, Clock clock) {
+    ApprovalController(
+            ApprovalService approvals,
+            RunService runs,
+            JsonMapper json,
+            Clock clock,
+            @Value("${cadre.approvals.separation-of-duties:true}") boolean separationOfDuties) {
         this.approvals = approvals;
+        this.runs = runs;
         this.json = json;
         this.clock = clock;
+        this.separationOfDuties = separationOfDuties;
     }
 
     record ApprovalView(
@@ -96,6 +108,7 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable ApproveRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
+        requireSeparateDecider(id, actor);
         ApproveRequest b = body == null ? new ApproveRequest(null, null) : body;
         JsonNode edited = b.arguments() == null || b.arguments().isNull() ? null : b.arguments();
         return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.name()));
@@ -106,8 +119,33 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
+        requireSeparateDecider(id, actor);
         String comment = body == null ? null : body.comment();
         return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.name()));
+    }
+
+    /**
+     * Separation of duties: every approval guards an APPROVE-risk tool call (runbook execution and
+     * the like), and the identity that asked for the run may not also wave its action through.
+     * Key names are unique and never reused, so the name the run records is the submitting key.
+     */
+    private void requireSeparateDecider(String approvalId, CadrePrincipal actor) {
+        if (!separationOfDuties) {
+            return;
+        }
+        ApprovalRecord approval = approvals.get(approvalId);
+        String submitter = runs.get(approval.runId()).submittedBy();
+        if (submitter.equals(actor.name())) {
+            throw new ApiProblem(
+                            HttpStatus.FORBIDDEN,
+                            "separation-of-duties",
+                            "Separation of duties",
+                            "'" + actor.name() + "' submitted run " + approval.runId()
+                                    + " and so may not decide its approval of " + approval.tool()
+                                    + "; another operator must (cadre.approvals.separation-of-duties)")
+                    .with("runId", approval.runId())
+                    .with("submittedBy", submitter);
+        }
     }
 
     private ApprovalView view(ApprovalRecord r) {

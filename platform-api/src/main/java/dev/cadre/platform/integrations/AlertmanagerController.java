@@ -15,8 +15,8 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code POST /api/v1/integrations/alertmanager}: Alertmanager's webhook receiver (operator key as
- * the receiver's bearer credentials). Agent: {@code cadre.integrations.alertmanager.agent}.
+ * {@code POST /api/v1/integrations/alertmanager}: Alertmanager's webhook receiver (an {@code intake}
+ * key — which can do nothing else — as the receiver's bearer credentials). Agent: {@code cadre.integrations.alertmanager.agent}.
  */
 @RestController
 class AlertmanagerController {

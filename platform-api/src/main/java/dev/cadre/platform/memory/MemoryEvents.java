@@ -38,7 +38,7 @@ class MemoryEvents {
             MemoryController.WriterView updatedBy) {}
 
     SseEmitter stream(String namespace, long fromCursor) {
-        SseEmitter emitter = new SseEmitter(0L);
+        SseEmitter emitter = heartbeat.newEmitter();
         AtomicReference<Subscription> subscription = new AtomicReference<>();
         Runnable close = () -> {
             heartbeat.unregister(emitter);

@@ -18,7 +18,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,12 +41,29 @@ public class CadreMetrics
     private static final Pattern DECLINED = Pattern.compile(
             "(?i)\\b(cannot help|can't help|not (able|my job|in my scope)|outside (of )?my scope|declin(e|ed|ing)|wrong (agent|worker))\\b");
 
+    /** The label of every memory namespace outside the configured set. */
+    static final String OTHER_NAMESPACE = "other";
+
     private final MeterRegistry registry;
     private final Clock clock;
+    private final Set<String> namespaceLabels;
 
-    CadreMetrics(MeterRegistry registry, Clock clock) {
+    CadreMetrics(
+            MeterRegistry registry,
+            Clock clock,
+            @Value("${cadre.metrics.memory-namespaces:incidents}") List<String> namespaceLabels) {
         this.registry = registry;
         this.clock = clock;
+        this.namespaceLabels = Set.copyOf(namespaceLabels);
+    }
+
+    /**
+     * A namespace comes from the request (or the model): used as a label as it is, every unknown
+     * namespace a client names would mint new series without bound. Only the configured ones are
+     * labels of their own.
+     */
+    private String namespaceLabel(String namespace) {
+        return namespaceLabels.contains(namespace) ? namespace : OTHER_NAMESPACE;
     }
 
     @Override
@@ -165,13 +184,19 @@ public class CadreMetrics
         String outcome = op.outcome().name().toLowerCase(Locale.ROOT);
         Counter.builder("cadre.memory.operations")
                 .description("Shared-memory operations, by namespace, operation and outcome")
-                .tags("namespace", op.namespace(), "op", op.op().name().toLowerCase(Locale.ROOT), "outcome", outcome)
+                .tags(
+                        "namespace",
+                        namespaceLabel(op.namespace()),
+                        "op",
+                        op.op().name().toLowerCase(Locale.ROOT),
+                        "outcome",
+                        outcome)
                 .register(registry)
                 .increment();
         if (op.conflict()) {
             Counter.builder("cadre.memory.conflicts")
                     .description("Shared-memory writes refused because the entry had changed")
-                    .tags("namespace", op.namespace())
+                    .tags("namespace", namespaceLabel(op.namespace()))
                     .register(registry)
                     .increment();
         }

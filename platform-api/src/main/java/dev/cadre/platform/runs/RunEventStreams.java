@@ -30,7 +30,7 @@ class RunEventStreams {
     }
 
     SseEmitter open(String runId, long afterSeq, boolean includeSubagents) {
-        SseEmitter emitter = new SseEmitter(0L);
+        SseEmitter emitter = heartbeat.newEmitter();
         AtomicBoolean gone = new AtomicBoolean();
         Runnable stop = () -> {
             gone.set(true);

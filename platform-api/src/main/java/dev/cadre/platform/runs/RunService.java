@@ -136,6 +136,8 @@ public final class RunService {
                     store.findByIdempotencyKey(submittedBy, idempotencyKey).orElseThrow(), hash, idempotencyKey);
         }
         queue.enqueue(run.id());
+        // Every entry point (REST, A2A, Alertmanager) submits here: one place audits them all.
+        audit.record(submittedBy, "run.submit", run.id(), "agent=" + agent);
         return new Submitted(run, true);
     }
 

@@ -1,5 +1,6 @@
 package dev.cadre.platform.security;
 
+import dev.cadre.platform.audit.SecurityAudit;
 import dev.cadre.platform.web.ProblemWriter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -26,10 +27,12 @@ class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
 
     private final ApiKeyService keys;
     private final ProblemWriter problems;
+    private final SecurityAudit audit;
 
-    ApiKeyAuthenticationFilter(ApiKeyService keys, ProblemWriter problems) {
+    ApiKeyAuthenticationFilter(ApiKeyService keys, ProblemWriter problems, SecurityAudit audit) {
         this.keys = keys;
         this.problems = problems;
+        this.audit = audit;
     }
 
     static boolean carriesApiKey(HttpServletRequest request) {
@@ -58,6 +61,8 @@ class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
         }
         Optional<CadrePrincipal> principal = keys.authenticate(presented.get());
         if (principal.isEmpty()) {
+            String header = request.getHeader(API_KEY_HEADER) != null ? API_KEY_HEADER : "Authorization";
+            audit.authenticationFailed(request, "unknown or revoked API key in " + header);
             response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"cadre\", error=\"invalid_token\"");
             problems.write(
                     response,

@@ -33,7 +33,10 @@ class ApiKeyController {
     record CreateKeyRequest(
             @NotBlank @Size(max = 100) String name,
 
-            @NotBlank @Pattern(regexp = "(?i)viewer|operator|admin", message = "must be viewer, operator or admin")
+            @NotBlank
+            @Pattern(
+                    regexp = "(?i)viewer|operator|admin|intake|agent",
+                    message = "must be viewer, operator, admin, intake or agent")
             String role) {}
 
     record CreatedKeyResponse(ApiKeyView key, String secret, String note) {}

@@ -9,4 +9,6 @@ interface ApiKeyRepository extends JpaRepository<ApiKeyEntity, String> {
     Optional<ApiKeyEntity> findByKeyHash(String keyHash);
 
     List<ApiKeyEntity> findAllByOrderByCreatedAtAsc();
+
+    boolean existsByName(String name);
 }

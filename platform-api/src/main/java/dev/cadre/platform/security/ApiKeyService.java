@@ -1,6 +1,7 @@
 package dev.cadre.platform.security;
 
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.web.ApiProblem;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -42,6 +44,10 @@ public class ApiKeyService {
 
     // Bounds memory if someone presents many valid keys; a full cache is simply emptied.
     private static final int MAX_CACHED_KEYS = 10_000;
+    // C0 and C1 controls, DEL, and the Unicode line/paragraph separators and bidi overrides, which
+    // let a name forge lines in logs or hide what it says in the console.
+    private static final Pattern CONTROL =
+            Pattern.compile("[\\p{Cntrl}\\u0080-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]");
 
     private final ApiKeyRepository keys;
     private final AuditLog audit;
@@ -52,6 +58,9 @@ public class ApiKeyService {
     // Valid keys recently seen, by hash: a database lookup per request was the largest single CPU
     // cost of a request (docs/benchmarks/service.md). Unknown keys are never cached.
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    // The same, by key id, for console sessions: each request of a session re-checks the key that
+    // logged in, so revoking the key ends the session.
+    private final Map<String, Cached> byId = new ConcurrentHashMap<>();
 
     private record Cached(CadrePrincipal principal, Instant until) {}
 
@@ -118,15 +127,56 @@ public class ApiKeyService {
         return found;
     }
 
+    /**
+     * The principal of key {@code keyId} while it is unrevoked: what a console session logged in
+     * with. Same cache and the same revocation bound as {@link #authenticate}.
+     */
+    public Optional<CadrePrincipal> activeKey(String keyId) {
+        Instant now = clock.instant();
+        Cached cached = byId.get(keyId);
+        if (cached != null && cached.until().isAfter(now)) {
+            return Optional.of(cached.principal());
+        }
+        Optional<CadrePrincipal> found = transactions.execute(tx -> keys.findById(keyId)
+                .filter(k -> k.revokedAt() == null)
+                .map(k -> new CadrePrincipal(k.name(), k.role(), k.id())));
+        if (found == null || found.isEmpty()) {
+            byId.remove(keyId);
+            return Optional.empty();
+        }
+        if (!cacheTtl.isZero() && !cacheTtl.isNegative()) {
+            if (byId.size() >= MAX_CACHED_KEYS) {
+                byId.clear();
+            }
+            byId.put(keyId, new Cached(found.get(), now.plus(cacheTtl)));
+        }
+        return found;
+    }
+
+    /**
+     * Creates a key. Its name must be unique among all keys ever created (revoked ones included):
+     * the name is who the audit log, runs and approvals say acted, and separation of duties
+     * compares it, so a new key must never inherit an old one's identity.
+     */
     @Transactional
     public CreatedKey create(String name, Role role, String actor) {
         if (name == null || name.isBlank() || name.length() > 100) {
-            throw new IllegalArgumentException("name: must be 1 to 100 characters");
+            throw ApiProblem.badField("name", "must be 1 to 100 characters");
+        }
+        String trimmed = name.trim();
+        if (CONTROL.matcher(name).find()) {
+            throw ApiProblem.badField(
+                    "name", "must not contain control characters (line breaks, tabs, escape sequences)");
+        }
+        if (keys.existsByName(trimmed)) {
+            throw ApiProblem.badField(
+                    "name",
+                    "a key named '" + trimmed + "' already exists (names are never reused, even after revocation)");
         }
         String secret = newSecret();
         ApiKeyEntity entity = new ApiKeyEntity(
                 UUID.randomUUID().toString(),
-                name.trim(),
+                trimmed,
                 secret.substring(0, SECRET_PREFIX.length() + 6),
                 hash(secret),
                 role,
@@ -170,6 +220,7 @@ public class ApiKeyService {
 
     private void forget(String keyId) {
         cache.values().removeIf(c -> c.principal().keyId().equals(keyId));
+        byId.remove(keyId);
     }
 
     /**

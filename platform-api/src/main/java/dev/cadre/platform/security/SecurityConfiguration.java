@@ -1,6 +1,11 @@
 package dev.cadre.platform.security;
 
+import dev.cadre.platform.audit.SecurityAudit;
 import dev.cadre.platform.web.ProblemWriter;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.time.Clock;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.context.annotation.Bean;
@@ -14,10 +19,12 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
-import org.springframework.security.web.context.HttpSessionSecurityContextRepository;
 import org.springframework.security.web.context.SecurityContextHolderFilter;
-import org.springframework.security.web.context.SecurityContextRepository;
+import org.springframework.security.web.csrf.CookieCsrfTokenRepository;
+import org.springframework.security.web.csrf.CsrfToken;
+import org.springframework.security.web.csrf.CsrfTokenRepository;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter.ReferrerPolicy;
 
 /**
  * Every endpoint but health (and the console's static shell, login and the public A2A Agent Card)
@@ -31,37 +38,59 @@ class SecurityConfiguration {
     static final String OPERATOR = "OPERATOR";
     static final String ADMIN = "ADMIN";
 
+    static final String INTAKE = "INTAKE";
+    static final String AGENT = "AGENT";
+
+    /**
+     * The console's policy: everything from this origin, no inline script or style (the console has
+     * none), no framing, no plugins, forms and links only back here.
+     */
+    static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self';"
+            + " img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none';"
+            + " form-action 'self'; frame-ancestors 'none'";
+
     @Bean
     RoleHierarchy roleHierarchy() {
         return RoleHierarchyImpl.withDefaultRolePrefix()
                 .role(ADMIN)
                 .implies(OPERATOR)
                 .role(OPERATOR)
-                .implies(VIEWER)
+                .implies(VIEWER, INTAKE, AGENT)
                 .build();
     }
 
     @Bean
-    SecurityContextRepository securityContextRepository() {
-        return new HttpSessionSecurityContextRepository();
-    }
-
-    @Bean
     SecurityFilterChain api(
-            HttpSecurity http, ApiKeyService keys, ProblemWriter problems, SecurityContextRepository contexts)
+            HttpSecurity http,
+            ApiKeyService keys,
+            ProblemWriter problems,
+            ConsoleSessions sessions,
+            SecurityAudit audit,
+            Clock clock,
+            @Value("${cadre.security.rate-limit.requests-per-second:0}") double ratePerSecond,
+            @Value("${cadre.security.rate-limit.burst:100}") int rateBurst)
             throws Exception {
-        http.addFilterAfter(new ApiKeyAuthenticationFilter(keys, problems), SecurityContextHolderFilter.class)
-                .securityContext(c -> c.securityContextRepository(contexts))
+        var keyFilter = new ApiKeyAuthenticationFilter(keys, problems, audit);
+        var rateLimit = new RateLimitFilter(problems, clock, ratePerSecond, rateBurst);
+        http.addFilterAfter(keyFilter, SecurityContextHolderFilter.class)
+                .addFilterAfter(rateLimit, ApiKeyAuthenticationFilter.class)
+                .addFilterAfter(new ClientWriteAuditFilter(audit), RateLimitFilter.class)
+                // Key requests neither read nor write a session (ConsoleSessions): stateless.
+                .securityContext(c -> c.securityContextRepository(sessions))
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.IF_REQUIRED))
                 // Console sessions are cookie-based and need CSRF protection; API-key calls carry no
-                // ambient credential, so they are exempt.
+                // ambient credential, so they are exempt. Login is not: a forged login would sign the
+                // victim's browser in as the attacker (login CSRF).
                 .csrf(c -> c.spa()
+                        .csrfTokenRepository(csrfCookies())
                         .ignoringRequestMatchers(ApiKeyAuthenticationFilter::carriesApiKey)
                         // Without a session cookie there is no ambient credential to forge: let such
                         // requests reach authentication and get a clear 401.
-                        .ignoringRequestMatchers(request -> request.getRequestedSessionId() == null)
-                        .ignoringRequestMatchers(request -> "POST".equals(request.getMethod())
-                                && "/api/v1/session".equals(request.getServletPath())))
+                        .ignoringRequestMatchers(
+                                request -> request.getRequestedSessionId() == null && !isLogin(request)))
+                .headers(h -> h.contentSecurityPolicy(csp -> csp.policyDirectives(CONTENT_SECURITY_POLICY))
+                        .referrerPolicy(r -> r.policy(ReferrerPolicy.NO_REFERRER))
+                        .frameOptions(f -> f.deny()))
                 .httpBasic(b -> b.disable())
                 .formLogin(f -> f.disable())
                 .logout(l -> l.disable())
@@ -84,7 +113,13 @@ class SecurityConfiguration {
                                         ? "missing or stale CSRF token: send the XSRF-TOKEN cookie's value as X-XSRF-TOKEN"
                                         : "your role does not allow " + request.getMethod() + " "
                                                 + request.getRequestURI())))
-                .authorizeHttpRequests(a -> a.requestMatchers("/actuator/health", "/actuator/health/**")
+                .authorizeHttpRequests(a -> a
+                        // The re-dispatch that completes an event stream belongs to a request that was
+                        // authorised when it began; a key request keeps no session to re-authenticate
+                        // it from, so it must not be denied (and fail a committed stream) here.
+                        .dispatcherTypeMatchers(DispatcherType.ASYNC)
+                        .permitAll()
+                        .requestMatchers("/actuator/health", "/actuator/health/**")
                         .permitAll()
                         .requestMatchers(
                                 HttpMethod.GET, "/", "/index.html", "/favicon.ico", "/console/**", "/webjars/**")
@@ -97,13 +132,49 @@ class SecurityConfiguration {
                         .permitAll()
                         .requestMatchers("/api/v1/keys", "/api/v1/keys/**", "/api/v1/audit", "/api/v1/audit/**")
                         .hasRole(ADMIN)
+                        // The integration roles: each reaches its one door and nothing else.
+                        .requestMatchers(HttpMethod.POST, "/api/v1/integrations/alertmanager")
+                        .hasRole(INTAKE)
+                        .requestMatchers("/a2a", "/a2a/**")
+                        .hasRole(AGENT)
                         .requestMatchers(HttpMethod.GET, "/api/v1/**")
                         .hasRole(VIEWER)
-                        .requestMatchers("/api/v1/**", "/a2a", "/a2a/**")
+                        .requestMatchers("/api/v1/**")
                         .hasRole(OPERATOR)
                         .anyRequest()
                         .hasRole(VIEWER));
         return http.build();
+    }
+
+    private static boolean isLogin(HttpServletRequest request) {
+        return "POST".equals(request.getMethod()) && "/api/v1/session".equals(request.getServletPath());
+    }
+
+    /**
+     * The CSRF cookie: readable by the console's script (that is the pattern), never sent
+     * cross-site, and never set on a key-authenticated response (stateless: no Set-Cookie at all).
+     */
+    private static CsrfTokenRepository csrfCookies() {
+        CookieCsrfTokenRepository cookies = CookieCsrfTokenRepository.withHttpOnlyFalse();
+        cookies.setCookieCustomizer(c -> c.sameSite("Strict"));
+        return new CsrfTokenRepository() {
+            @Override
+            public CsrfToken generateToken(HttpServletRequest request) {
+                return cookies.generateToken(request);
+            }
+
+            @Override
+            public void saveToken(CsrfToken token, HttpServletRequest request, HttpServletResponse response) {
+                if (!ApiKeyAuthenticationFilter.carriesApiKey(request)) {
+                    cookies.saveToken(token, request, response);
+                }
+            }
+
+            @Override
+            public CsrfToken loadToken(HttpServletRequest request) {
+                return cookies.loadToken(request);
+            }
+        };
     }
 
     /**

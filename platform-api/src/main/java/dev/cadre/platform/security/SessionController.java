@@ -1,5 +1,6 @@
 package dev.cadre.platform.security;
 
+import dev.cadre.platform.audit.SecurityAudit;
 import dev.cadre.platform.web.ApiProblem;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -13,7 +14,6 @@ import org.springframework.security.authentication.UsernamePasswordAuthenticatio
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.SecurityContextHolder;
-import org.springframework.security.web.context.SecurityContextRepository;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -27,11 +27,13 @@ import org.springframework.web.bind.annotation.RestController;
 class SessionController {
 
     private final ApiKeyService keys;
-    private final SecurityContextRepository contexts;
+    private final ConsoleSessions sessions;
+    private final SecurityAudit audit;
 
-    SessionController(ApiKeyService keys, SecurityContextRepository contexts) {
+    SessionController(ApiKeyService keys, ConsoleSessions sessions, SecurityAudit audit) {
         this.keys = keys;
-        this.contexts = contexts;
+        this.sessions = sessions;
+        this.audit = audit;
     }
 
     record LoginRequest(@NotBlank String apiKey) {}
@@ -42,6 +44,8 @@ class SessionController {
                 case VIEWER -> List.of("read");
                 case OPERATOR -> List.of("read", "operate");
                 case ADMIN -> List.of("read", "operate", "admin");
+                case INTAKE -> List.of("submit-alerts");
+                case AGENT -> List.of("a2a");
             };
             return new SessionResponse(p.name(), p.role().name().toLowerCase(java.util.Locale.ROOT), can);
         }
@@ -50,13 +54,23 @@ class SessionController {
     @PostMapping(produces = MediaType.APPLICATION_JSON_VALUE)
     SessionResponse login(
             @Valid @RequestBody LoginRequest body, HttpServletRequest request, HttpServletResponse response) {
-        CadrePrincipal principal = keys.authenticate(body.apiKey())
-                .orElseThrow(() -> new ApiProblem(
-                                HttpStatus.UNAUTHORIZED,
-                                "invalid-api-key",
-                                "Invalid API key",
-                                "apiKey: unknown or revoked")
-                        .with("field", "apiKey"));
+        CadrePrincipal principal = keys.authenticate(body.apiKey()).orElse(null);
+        if (principal == null) {
+            audit.authenticationFailed(request, "console login with an unknown or revoked key");
+            throw new ApiProblem(
+                            HttpStatus.UNAUTHORIZED, "invalid-api-key", "Invalid API key", "apiKey: unknown or revoked")
+                    .with("field", "apiKey");
+        }
+        if (principal.role().integration()) {
+            audit.authenticationFailed(request, "console login refused to integration key " + principal.name());
+            throw new ApiProblem(
+                            HttpStatus.FORBIDDEN,
+                            "integration-key",
+                            "Integration keys cannot log in",
+                            "apiKey: a key with role " + principal.role().name().toLowerCase(java.util.Locale.ROOT)
+                                    + " is for an integration, not for people; log in with a viewer, operator or admin key")
+                    .with("field", "apiKey");
+        }
         // A fresh session id at login defeats session fixation.
         if (request.getSession(false) != null) {
             request.changeSessionId();
@@ -67,7 +81,9 @@ class SessionController {
                 null,
                 List.of(new SimpleGrantedAuthority(principal.role().authority()))));
         SecurityContextHolder.setContext(context);
-        contexts.saveContext(context, request, response);
+        sessions.saveContext(context, request, response);
+        sessions.loggedIn(request.getSession(), principal);
+        audit.loggedIn(request, principal);
         return SessionResponse.of(principal);
     }
 

@@ -44,7 +44,14 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
         ProblemDetail pd = Problems.of(e.status(), e.type(), e.title(), e.getMessage());
         e.properties().forEach(pd::setProperty);
-        return Problems.response(pd);
+        ResponseEntity<ProblemDetail> response = Problems.response(pd);
+        if (e.headers().isEmpty()) {
+            return response;
+        }
+        HttpHeaders headers = new HttpHeaders();
+        headers.putAll(response.getHeaders());
+        e.headers().forEach(headers::set);
+        return new ResponseEntity<>(pd, headers, response.getStatusCode());
     }
 
     /**
@@ -223,7 +230,9 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (response == null || !(response.getBody() instanceof ProblemDetail pd)) {
             return response;
         }
-        if (pd.getType().toString().equals("about:blank")) {
+        // Spring 7 leaves the type null (not about:blank) on its own problems, e.g. the 404 of an
+        // unknown path: dereferencing it failed the handler and logged a stack trace per 404.
+        if (pd.getType() == null || pd.getType().toString().equals("about:blank")) {
             pd.setType(Problems.type(slug(statusCode)));
         }
         // Set, not negotiated: the client's Accept (text/html, or one that does not parse) must not

@@ -18,6 +18,7 @@ public class ApiProblem extends RuntimeException {
     private final String type;
     private final String title;
     private final Map<String, Object> properties = new LinkedHashMap<>();
+    private final Map<String, String> headers = new LinkedHashMap<>();
 
     public ApiProblem(HttpStatus status, String type, String title, String detail) {
         super(detail);
@@ -58,6 +59,16 @@ public class ApiProblem extends RuntimeException {
         }
         properties.put(name, value);
         return this;
+    }
+
+    /** Adds a response header (e.g. {@code Retry-After} on a 429). */
+    public ApiProblem header(String name, String value) {
+        headers.put(name, value);
+        return this;
+    }
+
+    public Map<String, String> headers() {
+        return headers;
     }
 
     public HttpStatus status() {

@@ -1,6 +1,9 @@
 package dev.cadre.platform.web;
 
+import dev.cadre.platform.security.CadrePrincipal;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -8,30 +11,82 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
- * Sends a comment line to every open event stream periodically: proxies keep the connection
- * open, and a client that went away is noticed (the write fails) and its resources released.
+ * Looks after every open event stream. It sends a comment line periodically: proxies keep the
+ * connection open, and a client that went away is noticed (the write fails) and its resources
+ * released. It also bounds them: a stream that sent no event for {@code cadre.sse.idle-timeout} is
+ * closed (the client reconnects with {@code Last-Event-ID} if it still cares), and a key may hold
+ * at most {@code cadre.sse.max-streams-per-key} streams, the platform {@code cadre.sse.max-streams};
+ * beyond either a new stream is refused with 429 and {@code Retry-After}.
  */
 @Component
 public class SseHeartbeat implements DisposableBean {
 
-    private final Map<SseEmitter, Runnable> open = new ConcurrentHashMap<>();
+    private final Map<SseEmitter, Open> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("sse-heartbeat").factory());
+    private final Clock clock;
+    private final long heartbeatSeconds;
+    private final Duration idleTimeout;
+    private final int maxPerKey;
+    private final int maxStreams;
 
-    SseHeartbeat(@Value("${cadre.sse.heartbeat-seconds:15}") long seconds) {
-        timer.scheduleAtFixedRate(this::beat, seconds, seconds, TimeUnit.SECONDS);
+    private record Open(String owner, Runnable onGone) {}
+
+    SseHeartbeat(
+            @Value("${cadre.sse.heartbeat-seconds:15}") long seconds,
+            @Value("${cadre.sse.idle-timeout:PT30M}") Duration idleTimeout,
+            @Value("${cadre.sse.max-streams-per-key:20}") int maxPerKey,
+            @Value("${cadre.sse.max-streams:1000}") int maxStreams,
+            Clock clock) {
+        if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+            throw new IllegalArgumentException("cadre.sse.idle-timeout must be positive, was " + idleTimeout);
+        }
+        if (maxPerKey < 1 || maxStreams < 1) {
+            throw new IllegalArgumentException(
+                    "cadre.sse.max-streams-per-key and cadre.sse.max-streams must be at least 1," + " were " + maxPerKey
+                            + " and " + maxStreams);
+        }
+        this.clock = clock;
+        this.heartbeatSeconds = seconds;
+        this.idleTimeout = idleTimeout;
+        this.maxPerKey = maxPerKey;
+        this.maxStreams = maxStreams;
+        // Beat at least as often as the idle timeout, so an idle stream is closed in time.
+        long period = Math.max(1, Math.min(seconds, idleTimeout.toSeconds()));
+        timer.scheduleAtFixedRate(this::beat, period, period, TimeUnit.SECONDS);
+    }
+
+    /** A stream whose events (not heartbeats) count as activity for the idle timeout. */
+    public SseEmitter newEmitter() {
+        return new TrackedEmitter(clock);
     }
 
     /**
      * Keeps {@code emitter} alive until {@link #unregister}; {@code onGone} runs when a heartbeat
-     * finds the client gone. (The caller owns the emitter's completion callbacks.)
+     * finds the client gone or the stream idle. (The caller owns the emitter's completion
+     * callbacks.) Called on the request's thread: the caller is whoever is authenticated there.
+     *
+     * @throws ApiProblem 429 when the caller's key or the platform holds as many streams as allowed
      */
-    public void register(SseEmitter emitter, Runnable onGone) {
-        open.put(emitter, onGone);
+    public synchronized void register(SseEmitter emitter, Runnable onGone) {
+        var auth = SecurityContextHolder.getContext().getAuthentication();
+        String owner = auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p.keyId() : "anonymous";
+        if (open.size() >= maxStreams) {
+            throw tooMany("the platform has " + open.size() + " open event streams, its limit (cadre.sse.max-streams)");
+        }
+        long mine = open.values().stream().filter(o -> o.owner().equals(owner)).count();
+        if (mine >= maxPerKey) {
+            throw tooMany("this key has " + mine
+                    + " open event streams, its limit (cadre.sse.max-streams-per-key); close one first");
+        }
+        open.put(emitter, new Open(owner, onGone));
     }
 
     /** Stops heartbeats for a stream that ended. */
@@ -39,13 +94,29 @@ public class SseHeartbeat implements DisposableBean {
         open.remove(emitter);
     }
 
+    private ApiProblem tooMany(String detail) {
+        return new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "too-many-streams", "Too many event streams", detail)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, heartbeatSeconds)));
+    }
+
     private void beat() {
-        open.forEach((emitter, onGone) -> {
+        var idleSince = clock.instant().minus(idleTimeout);
+        open.forEach((emitter, o) -> {
+            if (emitter instanceof TrackedEmitter t && t.lastEvent().isBefore(idleSince)) {
+                open.remove(emitter);
+                o.onGone().run();
+                emitter.complete();
+                return;
+            }
             try {
-                emitter.send(SseEmitter.event().comment("keep-alive"));
+                if (emitter instanceof TrackedEmitter t) {
+                    t.heartbeat();
+                } else {
+                    emitter.send(SseEmitter.event().comment("keep-alive"));
+                }
             } catch (IOException | IllegalStateException e) {
                 open.remove(emitter);
-                onGone.run();
+                o.onGone().run();
             }
         });
     }
@@ -54,5 +125,31 @@ public class SseHeartbeat implements DisposableBean {
     public void destroy() {
         timer.shutdownNow();
         open.keySet().forEach(SseEmitter::complete);
+    }
+
+    /** Remembers when it last sent an event. */
+    private static final class TrackedEmitter extends SseEmitter {
+        private final Clock clock;
+        private volatile java.time.Instant lastEvent;
+
+        TrackedEmitter(Clock clock) {
+            super(0L);
+            this.clock = clock;
+            this.lastEvent = clock.instant();
+        }
+
+        @Override
+        public void send(SseEventBuilder builder) throws IOException {
+            super.send(builder);
+            lastEvent = clock.instant();
+        }
+
+        void heartbeat() throws IOException {
+            super.send(SseEmitter.event().comment("keep-alive"));
+        }
+
+        java.time.Instant lastEvent() {
+            return lastEvent;
+        }
     }
 }

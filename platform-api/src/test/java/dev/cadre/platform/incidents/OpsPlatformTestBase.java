@@ -44,7 +44,9 @@ import tools.jackson.databind.JsonNode;
             "cadre.tools.host-metrics.disk-critical=1.01",
             "cadre.tools.host-metrics.sample-millis=50",
             "cadre.runbooks.install-demo=false",
-            "cadre.incidents.escalate-after=3"
+            "cadre.incidents.escalate-after=3",
+            // One admin key submits and decides here (SecurityAttackTest covers the refusal).
+            "cadre.approvals.separation-of-duties=false"
         })
 public abstract class OpsPlatformTestBase {
 

@@ -46,7 +46,9 @@ class RestartIT {
                         "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
                         "--cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
                         "--cadre.approvals.timeout=" + approvalTimeout,
-                        "--cadre.approvals.sweep-interval=PT0.2S");
+                        "--cadre.approvals.sweep-interval=PT0.2S",
+                        // One admin key submits and decides here (SecurityAttackTest covers the refusal).
+                        "--cadre.approvals.separation-of-duties=false");
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         return new Api(port);
     }

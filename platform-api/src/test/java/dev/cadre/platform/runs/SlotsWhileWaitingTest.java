@@ -25,7 +25,9 @@ import tools.jackson.databind.JsonNode;
             "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
             "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
             "cadre.runbooks.dir=target/runbooks",
-            "cadre.runs.max-concurrent=2"
+            "cadre.runs.max-concurrent=2",
+            // One admin key submits and decides here (SecurityAttackTest covers the refusal).
+            "cadre.approvals.separation-of-duties=false"
         })
 @Import(TestTools.class)
 class SlotsWhileWaitingTest {

@@ -12,7 +12,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * Every endpoint × every role: anonymous callers get 401, roles below the endpoint's minimum get
- * 403, and the minimum role and above get through (whatever the endpoint then answers).
+ * 403, and the minimum role and above get through (whatever the endpoint then answers). The two
+ * integration roles (intake, agent) get through only their own door and 403 everywhere else.
  */
 @PlatformTest
 class AuthorizationMatrixTest {
@@ -27,7 +28,17 @@ class AuthorizationMatrixTest {
         ADMIN
     }
 
-    record Endpoint(String method, String path, String body, Min min) {}
+    /** An integration role and the one door it opens. */
+    enum Door {
+        INTAKE,
+        AGENT
+    }
+
+    record Endpoint(String method, String path, String body, Min min, Door door) {
+        Endpoint(String method, String path, String body, Min min) {
+            this(method, path, body, min, null);
+        }
+    }
 
     static final List<Endpoint> ENDPOINTS = List.of(
             new Endpoint("GET", "/actuator/health", null, Min.PUBLIC),
@@ -56,7 +67,9 @@ class AuthorizationMatrixTest {
                     "POST",
                     "/a2a",
                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"GetTask\",\"params\":{\"id\":\"x\"}}",
-                    Min.OPERATOR),
+                    Min.OPERATOR,
+                    Door.AGENT),
+            new Endpoint("POST", "/api/v1/integrations/alertmanager", "{\"alerts\":[]}", Min.OPERATOR, Door.INTAKE),
             new Endpoint("GET", "/api/v1/keys", null, Min.ADMIN),
             new Endpoint("POST", "/api/v1/keys", "{\"name\":\"m\",\"role\":\"viewer\"}", Min.ADMIN),
             new Endpoint("DELETE", "/api/v1/keys/k_x", null, Min.ADMIN),
@@ -69,6 +82,7 @@ class AuthorizationMatrixTest {
                 Min.VIEWER, newKey(api, "viewer"),
                 Min.OPERATOR, newKey(api, "operator"),
                 Min.ADMIN, Api.ADMIN_KEY);
+        Map<Door, String> doors = Map.of(Door.INTAKE, newKey(api, "intake"), Door.AGENT, newKey(api, "agent"));
         List<String> wrong = new ArrayList<>();
         for (Endpoint e : ENDPOINTS) {
             check(api, e, null, e.min() == Min.PUBLIC, wrong, "anonymous");
@@ -80,6 +94,16 @@ class AuthorizationMatrixTest {
                         role.ordinal() >= e.min().ordinal(),
                         wrong,
                         role.name().toLowerCase());
+            }
+            for (Door door : Door.values()) {
+                check(
+                        api,
+                        e,
+                        doors.get(door),
+                        // Who-am-I answers any authenticated key, integration keys included.
+                        e.min() == Min.PUBLIC || e.door() == door || e.path().equals("/api/v1/session"),
+                        wrong,
+                        door.name().toLowerCase());
             }
         }
         assertThat(wrong).isEmpty();

@@ -26,7 +26,10 @@ class SecurityTest {
     }
 
     private String newKey(String role) {
-        var created = api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", role + "-key", "role", role)));
+        var created = api.post(
+                "/api/v1/keys",
+                Api.ADMIN_KEY,
+                Api.json(Map.of("name", role + "-key-" + java.util.UUID.randomUUID(), "role", role)));
         assertThat(created.status()).isEqualTo(201);
         return created.json().get("secret").asString();
     }
@@ -125,15 +128,27 @@ class SecurityTest {
         String operator = newKey("operator");
         Api browser = Api.browser(port);
 
-        var bad = browser.post("/api/v1/session", null, "{\"apiKey\":\"wrong\"}");
+        browser.get("/api/v1/session", null); // issues the XSRF-TOKEN cookie
+        var bad = browser.send(
+                "POST",
+                "/api/v1/session",
+                null,
+                "{\"apiKey\":\"wrong\"}",
+                Map.of("X-XSRF-TOKEN", String.valueOf(browser.cookie("XSRF-TOKEN"))));
         assertThat(bad.status()).isEqualTo(401);
         assertThat(bad.json().get("field").asString()).isEqualTo("apiKey");
 
-        var login = browser.post("/api/v1/session", null, Api.json(Map.of("apiKey", operator)));
+        // Login needs the CSRF token too (the console reads one first).
+        var login = browser.send(
+                "POST",
+                "/api/v1/session",
+                null,
+                Api.json(Map.of("apiKey", operator)),
+                Map.of("X-XSRF-TOKEN", String.valueOf(browser.cookie("XSRF-TOKEN"))));
         assertThat(login.status()).isEqualTo(200);
         assertThat(login.json().get("role").asString()).isEqualTo("operator");
         assertThat(browser.get("/api/v1/session", null).json().get("name").asString())
-                .isEqualTo("operator-key");
+                .startsWith("operator-key");
 
         // An unsafe call from the session without the CSRF header is refused …
         var noCsrf = browser.send("DELETE", "/api/v1/session", null, null, Map.of());

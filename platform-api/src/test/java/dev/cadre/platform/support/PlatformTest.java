@@ -23,7 +23,11 @@ import org.springframework.context.annotation.Import;
             // Tool arguments and results in spans, so the redaction test has something to check.
             "cadre.tracing.capture-content=true",
             "cadre.tracing.store-delay=PT0.05S",
-            "cadre.runbooks.dir=target/runbooks"
+            "cadre.runbooks.dir=target/runbooks",
+            // Most tests submit and decide with the one admin key; SecurityAttackTest runs with the
+            // production default (on) and shows the refusal.
+            "cadre.approvals.separation-of-duties=false",
+            "cadre.metrics.memory-namespaces=incidents,metrics-test"
         })
 @Import(TestTools.class)
 public @interface PlatformTest {}
