@@ -20,13 +20,15 @@ public final class PlatformProcess {
     private final int port;
     private final Path log;
     private final List<String> command;
+    private final File workDir;
     private Process process;
 
-    private PlatformProcess(String name, int port, Path log, List<String> command) {
+    private PlatformProcess(String name, int port, Path log, List<String> command, File workDir) {
         this.name = name;
         this.port = port;
         this.log = log;
         this.command = command;
+        this.workDir = workDir;
     }
 
     /**
@@ -34,6 +36,16 @@ public final class PlatformProcess {
      * <args>}; call {@link #awaitHealthy} before using it.
      */
     public static PlatformProcess start(String name, int port, Path logDir, List<String> args) throws IOException {
+        return start(name, port, logDir, Path.of("."), args);
+    }
+
+    /**
+     * As {@link #start(String, int, Path, List)}, in working directory {@code workDir}: the embedded
+     * default keeps its database and runbooks under {@code ./data}, so a test of that default gets a
+     * directory of its own.
+     */
+    public static PlatformProcess start(String name, int port, Path logDir, Path workDir, List<String> args)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(
                 java,
@@ -46,13 +58,15 @@ public final class PlatformProcess {
         Files.createDirectories(logDir);
         Path log = logDir.resolve("instance-" + name + ".log");
         Files.deleteIfExists(log);
-        PlatformProcess p = new PlatformProcess(name, port, log, cmd);
+        PlatformProcess p = new PlatformProcess(
+                name, port, log, cmd, workDir.toAbsolutePath().toFile());
         p.launch();
         return p;
     }
 
     private void launch() throws IOException {
         process = new ProcessBuilder(command)
+                .directory(workDir)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
