@@ -270,7 +270,13 @@ public class CadreMetrics
         String outcome = op.outcome().name().toLowerCase(Locale.ROOT);
         Counter.builder("cadre.memory.operations")
                 .description("Shared-memory operations, by namespace, operation and outcome")
-                .tags("namespace", namespaceLabel(op.namespace()), "op", op.op().name().toLowerCase(Locale.ROOT), "outcome", outcome)
+                .tags(
+                        "namespace",
+                        namespaceLabel(op.namespace()),
+                        "op",
+                        op.op().name().toLowerCase(Locale.ROOT),
+                        "outcome",
+                        outcome)
                 .register(registry)
                 .increment();
         if (op.conflict()) {
