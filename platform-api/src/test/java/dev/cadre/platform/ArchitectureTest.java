@@ -133,19 +133,11 @@ class ArchitectureTest {
             .and(DescribedPredicate.not(JavaClass.Predicates.assignableTo(Throwable.class)))
             .as("are database access types (JDBC, Spring JDBC, JPA, Spring Data)");
 
-    /**
-     * Reads memory's private table; moves to the memory package with {@code SharedMemory.namespaces()}
-     * (issue #14, another change). Remove from here when it has.
-     */
-    private static final String MEMORY_NAMESPACES_CONTROLLER = "dev.cadre.platform.stats.MemoryNamespacesController";
-
     @Test
     void controllersNeverTouchTheDatabase() {
         ArchRule rule = noClasses()
                 .that()
                 .areMetaAnnotatedWith(Controller.class)
-                .and()
-                .doNotHaveFullyQualifiedName(MEMORY_NAMESPACES_CONTROLLER)
                 .should()
                 .dependOnClassesThat(DATABASE_ACCESS)
                 .because("a controller asks the owning store's query methods; SQL lives with the table's owner");
@@ -177,8 +169,6 @@ class ArchitectureTest {
                 .and(DescribedPredicate.not(tableOwners()))
                 .and()
                 .areNotMetaAnnotatedWith(Configuration.class)
-                .and()
-                .doNotHaveFullyQualifiedName(MEMORY_NAMESPACES_CONTROLLER)
                 .should()
                 .dependOnClassesThat(DATABASE_ACCESS)
                 .because("each table has one owning store, and everyone else asks it (configurations only hand a"
@@ -205,8 +195,7 @@ class ArchitectureTest {
         // String constants (SQL text, @Table names) are stored verbatim in the class file.
         Map<String, Set<String>> namedBy = new TreeMap<>();
         for (JavaClass c : cadre) {
-            if (!c.getPackageName().startsWith("dev.cadre.platform")
-                    || c.getName().equals(MEMORY_NAMESPACES_CONTROLLER)) {
+            if (!c.getPackageName().startsWith("dev.cadre.platform")) {
                 continue;
             }
             String bytes = classFile(c);
