@@ -91,19 +91,7 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
             long expectedVersion,
             Writer writer,
             @Nullable String requestId) {
-        return observe(
-                Op.PUT,
-                namespace,
-                () -> {
-                    validation.namespace(namespace);
-                    validation.key(key);
-                    validation.expectedVersion(expectedVersion);
-                    validation.requestId(requestId);
-                    String canonical = validation.value(valueJson);
-                    return write(
-                            new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
-                },
-                AbstractSharedMemory::outcomeOf);
+        return put(namespace, key, () -> validation.value(valueJson), expectedVersion, writer, requestId);
     }
 
     @Override
@@ -111,6 +99,17 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
             String namespace,
             String key,
             JsonNode value,
+            long expectedVersion,
+            Writer writer,
+            @Nullable String requestId) {
+        return put(namespace, key, () -> validation.value(value), expectedVersion, writer, requestId);
+    }
+
+    /** Both forms of a value (text or tree) are validated into the same canonical text, then written. */
+    private WriteOutcome put(
+            String namespace,
+            String key,
+            Supplier<String> canonicalValue,
             long expectedVersion,
             Writer writer,
             @Nullable String requestId) {
@@ -122,7 +121,7 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     validation.key(key);
                     validation.expectedVersion(expectedVersion);
                     validation.requestId(requestId);
-                    String canonical = validation.value(value);
+                    String canonical = canonicalValue.get();
                     return write(
                             new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
                 },
