@@ -1,6 +1,7 @@
 package dev.cadre.platform.runs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCategory;
@@ -19,6 +20,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,6 +87,13 @@ class WireFormatGoldenTest {
                 "{\"comment\":\"go ahead\"}");
         assertThat(decided.status()).as(decided.body()).isEqualTo(200);
         api.awaitRunEnd(id);
+        // The trace id reaches the run record when the run's spans are exported (in batches, after
+        // the run ends): wait for it, or the golden would depend on who wins that race.
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !api.get("/api/v1/runs/" + id, Api.ADMIN_KEY)
+                        .json()
+                        .path("traceId")
+                        .isNull());
 
         // One normaliser for the three files, so the same id has the same placeholder in all of them.
         Normaliser n = new Normaliser();
