@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,16 @@ import org.springframework.core.io.support.ResourcePatternResolver;
  * error stops start-up with every problem listed.
  */
 public final class AgentCatalog {
+
+    /**
+     * Namespaces the platform itself keeps (incident records): no agent's YAML may list them and no
+     * agent's memory tools may touch them. Declared here, where agent configurations are checked, so
+     * the memory tools depend on agents and not the other way round.
+     */
+    /** Where the platform keeps incident records. */
+    public static final String INCIDENTS_NAMESPACE = "incidents";
+
+    public static final Set<String> PLATFORM_NAMESPACES = Set.of(INCIDENTS_NAMESPACE);
 
     private static final Logger log = LoggerFactory.getLogger(AgentCatalog.class);
 

@@ -126,12 +126,12 @@ final class AgentConfigLoader {
                 problems.add(where + "field 'memory': '" + e
                         + "' is not a namespace name (letters, digits, . _ : -) or a prefix ending in *");
             } else if (e.endsWith("*")
-                    && dev.cadre.platform.memory.MemoryTools.PLATFORM_NAMESPACES.stream()
+                    && AgentCatalog.PLATFORM_NAMESPACES.stream()
                             .anyMatch(p -> p.startsWith(e.substring(0, e.length() - 1)))) {
                 problems.add(where + "field 'memory': '" + e + "' would include the platform's namespaces "
-                        + dev.cadre.platform.memory.MemoryTools.PLATFORM_NAMESPACES
+                        + AgentCatalog.PLATFORM_NAMESPACES
                         + " (incident records change only through the incident_* tools)");
-            } else if (dev.cadre.platform.memory.MemoryTools.PLATFORM_NAMESPACES.contains(e)) {
+            } else if (AgentCatalog.PLATFORM_NAMESPACES.contains(e)) {
                 problems.add(where + "field 'memory': '" + e + "' is the platform's namespace"
                         + " (incident records change only through the incident_* tools)");
             }

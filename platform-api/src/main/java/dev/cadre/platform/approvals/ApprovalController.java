@@ -1,6 +1,5 @@
 package dev.cadre.platform.approvals;
 
-import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import jakarta.validation.Valid;
@@ -34,19 +33,19 @@ class ApprovalController {
     private static final List<String> STATUSES = List.of("pending", "approved", "rejected", "expired", "canceled");
 
     private final ApprovalService approvals;
-    private final RunService runs;
+    private final RunSubmitters submitters;
     private final JsonMapper json;
     private final Clock clock;
     private final boolean separationOfDuties;
 
     ApprovalController(
             ApprovalService approvals,
-            RunService runs,
+            RunSubmitters submitters,
             JsonMapper json,
             Clock clock,
             @Value("${cadre.approvals.separation-of-duties:true}") boolean separationOfDuties) {
         this.approvals = approvals;
-        this.runs = runs;
+        this.submitters = submitters;
         this.json = json;
         this.clock = clock;
         this.separationOfDuties = separationOfDuties;
@@ -134,7 +133,7 @@ class ApprovalController {
             return;
         }
         ApprovalRecord approval = approvals.get(approvalId);
-        String submitter = runs.get(approval.runId()).submittedBy();
+        String submitter = submitters.submitterOf(approval.runId());
         if (submitter.equals(actor.name())) {
             throw new ApiProblem(
                             HttpStatus.FORBIDDEN,

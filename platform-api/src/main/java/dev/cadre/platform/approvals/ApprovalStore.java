@@ -157,4 +157,16 @@ public class ApprovalStore {
                 rs.getTimestamp("created_at").toInstant(),
                 rs.getTimestamp("expires_at").toInstant());
     }
+
+    /**
+     * When the oldest cadre_approval row in {@code status} was created, for the age gauges the shipped
+     * alerts read; one lookup on the {@code (status, created_at)} index.
+     */
+    public Optional<Instant> oldestCreatedAt(String status) {
+        return jdbc.sql("SELECT MIN(created_at) FROM cadre_approval WHERE status = ?")
+                .param(status)
+                .query(java.time.OffsetDateTime.class)
+                .optional()
+                .map(java.time.OffsetDateTime::toInstant);
+    }
 }

@@ -4,6 +4,7 @@ import dev.cadre.memory.MemoryEntry;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.WriteOutcome;
 import dev.cadre.memory.Writer;
+import dev.cadre.platform.agents.AgentCatalog;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -39,7 +40,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class IncidentService {
 
-    public static final String NAMESPACE = "incidents";
+    public static final String NAMESPACE = AgentCatalog.INCIDENTS_NAMESPACE;
     private static final Logger log = LoggerFactory.getLogger(IncidentService.class);
     private static final int RETRIES = 32;
 

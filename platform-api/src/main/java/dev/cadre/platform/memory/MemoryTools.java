@@ -11,6 +11,7 @@ import dev.cadre.memory.MemoryEntry;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.WriteOutcome;
 import dev.cadre.memory.Writer;
+import dev.cadre.platform.agents.AgentCatalog;
 import java.util.List;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
@@ -30,8 +31,7 @@ public final class MemoryTools {
     static final int UPDATE_RETRIES = 8;
 
     /** Namespaces the platform itself keeps (incident records): no agent's memory tools may touch them. */
-    public static final java.util.Set<String> PLATFORM_NAMESPACES =
-            java.util.Set.of(dev.cadre.platform.incidents.IncidentService.NAMESPACE);
+    static final java.util.Set<String> PLATFORM_NAMESPACES = AgentCatalog.PLATFORM_NAMESPACES;
 
     /** Which namespaces an agent may use: its YAML {@code memory} entries (names, or prefixes ending in *). */
     @FunctionalInterface

@@ -1,14 +1,16 @@
 package dev.cadre.platform.observability;
 
 import dev.cadre.platform.approvals.ApprovalService;
+import dev.cadre.platform.approvals.ApprovalStore;
 import dev.cadre.platform.runs.RunQueue;
+import dev.cadre.platform.runs.RunStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import java.time.Instant;
+import java.util.Optional;
 import org.springframework.stereotype.Component;
 
 /**
@@ -21,13 +23,15 @@ class GaugeMetrics implements MeterBinder {
 
     private final ApprovalService approvals;
     private final RunQueue queue;
-    private final JdbcClient jdbc;
+    private final RunStore runs;
+    private final ApprovalStore approvalStore;
     private final Clock clock;
 
-    GaugeMetrics(ApprovalService approvals, RunQueue queue, JdbcClient jdbc, Clock clock) {
+    GaugeMetrics(ApprovalService approvals, RunQueue queue, RunStore runs, ApprovalStore approvalStore, Clock clock) {
         this.approvals = approvals;
         this.queue = queue;
-        this.jdbc = jdbc;
+        this.runs = runs;
+        this.approvalStore = approvalStore;
         this.clock = clock;
     }
 
@@ -42,27 +46,22 @@ class GaugeMetrics implements MeterBinder {
         Gauge.builder("cadre.runs.executing", queue, RunQueue::executing)
                 .description("Runs executing on this instance")
                 .register(registry);
-        Gauge.builder("cadre.approvals.oldest.pending.age", this, g -> g.oldestAge("cadre_approval", "pending"))
+        Gauge.builder(
+                        "cadre.approvals.oldest.pending.age",
+                        this,
+                        g -> g.ageOf(g.approvalStore.oldestCreatedAt("pending")))
                 .description("Age of the oldest approval request still pending (0 when none); cluster-wide")
                 .baseUnit("seconds")
                 .register(registry);
-        Gauge.builder("cadre.runs.oldest.working.age", this, g -> g.oldestAge("cadre_run", "working"))
+        Gauge.builder("cadre.runs.oldest.working.age", this, g -> g.ageOf(g.runs.oldestCreatedAt("working")))
                 .description("Age of the oldest run in status working (0 when none); cluster-wide")
                 .baseUnit("seconds")
                 .register(registry);
     }
 
-    /** Seconds since the oldest row of that table in that status was created; 0 when there is none. */
-    private double oldestAge(String table, String status) {
-        // Table and status are constants of this class, never input: safe to concatenate.
-        OffsetDateTime oldest = jdbc.sql("SELECT MIN(created_at) FROM " + table + " WHERE status = ?")
-                .param(status)
-                .query(OffsetDateTime.class)
-                .optional()
-                .orElse(null);
-        if (oldest == null) {
-            return 0;
-        }
-        return Math.max(0, Duration.between(oldest.toInstant(), clock.instant()).toMillis() / 1000.0);
+    /** Seconds since {@code oldest}; 0 when there is none. */
+    private double ageOf(Optional<Instant> oldest) {
+        return oldest.map(o -> Math.max(0, Duration.between(o, clock.instant()).toMillis() / 1000.0))
+                .orElse(0.0);
     }
 }

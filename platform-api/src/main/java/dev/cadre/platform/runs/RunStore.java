@@ -415,4 +415,16 @@ public class RunStore implements AgentRunHistory {
                 instant(rs, "finished_at"),
                 instant(rs, "updated_at"));
     }
+
+    /**
+     * When the oldest cadre_run row in {@code status} was created, for the age gauges the shipped
+     * alerts read; one lookup on the {@code (status, created_at)} index.
+     */
+    public Optional<Instant> oldestCreatedAt(String status) {
+        return jdbc.sql("SELECT MIN(created_at) FROM cadre_run WHERE status = ?")
+                .param(status)
+                .query(java.time.OffsetDateTime.class)
+                .optional()
+                .map(java.time.OffsetDateTime::toInstant);
+    }
 }

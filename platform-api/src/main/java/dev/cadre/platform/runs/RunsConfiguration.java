@@ -10,6 +10,7 @@ import dev.cadre.agent.telemetry.TelemetryOptions;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
+import dev.cadre.platform.approvals.RunSubmitters;
 import dev.cadre.platform.audit.AuditLog;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
@@ -27,6 +28,12 @@ import tools.jackson.databind.json.JsonMapper;
 /** Wires the agent runtime of agent-core into durable, queued runs. */
 @Configuration(proxyBeanMethods = false)
 class RunsConfiguration {
+
+    /** Who submitted a run, for the approvals' separation of duties (approvals must not depend on runs). */
+    @Bean
+    RunSubmitters runSubmitters(RunService runs) {
+        return runId -> runs.get(runId).submittedBy();
+    }
 
     @Bean
     CheckpointCodec checkpointCodec() {

@@ -1,6 +1,5 @@
 package dev.cadre.platform.security;
 
-import dev.cadre.platform.audit.SecurityAudit;
 import dev.cadre.platform.web.ProblemWriter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

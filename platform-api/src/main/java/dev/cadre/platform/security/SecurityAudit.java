@@ -1,6 +1,6 @@
-package dev.cadre.platform.audit;
+package dev.cadre.platform.security;
 
-import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.audit.AuditLog;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
 import java.time.Instant;

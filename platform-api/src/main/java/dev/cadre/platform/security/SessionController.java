@@ -1,6 +1,5 @@
 package dev.cadre.platform.security;
 
-import dev.cadre.platform.audit.SecurityAudit;
 import dev.cadre.platform.web.ApiProblem;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

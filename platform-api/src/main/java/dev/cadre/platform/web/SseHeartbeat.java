@@ -1,6 +1,5 @@
 package dev.cadre.platform.web;
 
-import dev.cadre.platform.security.CadrePrincipal;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -77,7 +76,9 @@ public class SseHeartbeat implements DisposableBean {
      */
     public synchronized void register(SseEmitter emitter, Runnable onGone) {
         var auth = SecurityContextHolder.getContext().getAuthentication();
-        String owner = auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p.keyId() : "anonymous";
+        // Key names are unique and never reused, so the authenticated name is the key (or the key a
+        // console session logged in with).
+        String owner = auth != null ? auth.getName() : "anonymous";
         if (open.size() >= maxStreams) {
             throw tooMany("the platform has " + open.size() + " open event streams, its limit (cadre.sse.max-streams)");
         }
