@@ -58,6 +58,8 @@ class EmbeddedCrashIT {
                 List.of(
                         // No datasource setting: the embedded default is what is under test.
                         "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
+                        // One admin key submits and decides here; separation of duties has its own test.
+                        "--cadre.approvals.separation-of-duties=false",
                         "--cadre.agents.locations=file:" + agents,
                         "--cadre.runbooks.dir=" + runbooks,
                         "--cadre.runbooks.install-demo=false",
