@@ -1,6 +1,7 @@
 package dev.cadre.platform.bench;
 
 import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.HeadlessChromium;
 import dev.cadre.platform.support.PlatformProcess;
 import java.io.File;
 import java.nio.file.Files;
@@ -93,20 +94,7 @@ final class ConsoleBench {
 
         // 2. The browser.
         Path profile = Files.createTempDirectory("cadre-bench-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(new File("/usr/bin/chromium"));
-        options.addArguments(
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-                "--window-size=1440,1000",
-                "--user-data-dir=" + profile);
+        ChromeOptions options = HeadlessChromium.options(profile);
         ChromeDriver browser = new ChromeDriver(
                 new ChromeDriverService.Builder()
                         .usingDriverExecutable(new File("/usr/bin/chromedriver"))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.HeadlessChromium;
 import dev.cadre.platform.support.PlatformTest;
 import java.io.File;
 import java.io.IOException;
@@ -51,8 +52,8 @@ import tools.jackson.databind.JsonNode;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {
 
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path CHROMIUM = HeadlessChromium.CHROMIUM;
+    private static final Path CHROMEDRIVER = HeadlessChromium.CHROMEDRIVER;
     private static final Path SHOTS = Path.of("target", "screenshots");
 
     @LocalServerPort
@@ -82,20 +83,7 @@ class ConsoleBrowserTest {
                     + " apt-get install -y chromium chromium-driver");
         }
         profile = Files.createTempDirectory("cadre-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments(
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-                "--window-size=1440,1000",
-                "--user-data-dir=" + profile);
+        ChromeOptions options = HeadlessChromium.options(profile);
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
                 .build();
