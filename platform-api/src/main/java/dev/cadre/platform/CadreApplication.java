@@ -12,6 +12,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class CadreApplication {
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("eval")) {
+            // A client of a running platform (docs/evals.md), not a second platform: no Spring context.
+            System.exit(dev.cadre.platform.evals.EvalCli.main(
+                    java.util.Arrays.copyOfRange(args, 1, args.length), System.getenv()));
+        }
         SpringApplication.run(CadreApplication.class, args);
     }
 }
