@@ -11,6 +11,7 @@ const PAGES = {
   memory: () => import('./pages/memory.js'),
   agents: () => import('./pages/agents.js'),
   submit: () => import('./pages/submit.js'),
+  evals: () => import('./pages/evals.js'),
 };
 
 const main = document.getElementById('main');

@@ -393,6 +393,33 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
     }
 
+    @Test
+    @Order(8)
+    void startAnEvaluationOfTheShippedSuite_andReadItsReport() {
+        ensureLoggedIn();
+        go("#/evals");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("eval-suite")));
+        WebElement repeat = browser.findElement(By.id("eval-repeat"));
+        repeat.clear();
+        repeat.sendKeys("1");
+        browser.findElement(By.id("eval-start")).click();
+        WebElement summary = new WebDriverWait(browser, Duration.ofSeconds(90))
+                .ignoring(StaleElementReferenceException.class)
+                .until(ExpectedConditions.visibilityOfElementLocated(By.id("eval-summary")));
+        assertThat(summary.getText())
+                .contains("Routing accuracy")
+                .contains("100 %")
+                .contains("Misroute rate");
+        assertThat(browser.findElement(By.id("eval-workers")).getText())
+                .contains("cpu-inspector")
+                .contains("ops-alerter");
+        assertThat(browser.findElements(By.cssSelector("#eval-cases tbody tr"))).hasSize(3);
+        shot("evaluation");
+        go("#/evals");
+        WebElement table = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("evals-table")));
+        assertThat(table.getText()).contains("ops-team").contains("completed");
+    }
+
     // --- helpers
 
     /** A call-chain row's accessible label and its tokens text ("label|tokens"), or null while absent. */
