@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -314,6 +315,61 @@ class EvalHarnessTest {
                 api.get("/api/v1/evals?limit=1&cursor=" + cursor, Api.ADMIN_KEY).json();
         assertThat(second.path("items").get(0).path("id").asString())
                 .isNotEqualTo(first.path("items").get(0).path("id").asString());
+    }
+
+    @Autowired
+    EvalService service;
+
+    @Autowired
+    EvalStore store;
+
+    @Autowired
+    org.springframework.jdbc.core.simple.JdbcClient jdbc;
+
+    @Test
+    void anEvaluationLeftRunningByAStoppedProcessIsPickedUpWithoutSubmittingTwice() {
+        Api api = new Api(port);
+        EvalSuite suite = service.suites().shipped("ops-team").orElseThrow().withRepeat(1);
+        String id = "eval_interrupted" + System.nanoTime();
+        // What a process that died right after recording the evaluation leaves behind.
+        store.insert(new EvalStore.Row(
+                id,
+                suite.name(),
+                suite.agent(),
+                1,
+                "running",
+                "bootstrap",
+                java.time.Instant.now(),
+                null,
+                3,
+                null,
+                null,
+                Api.json(Map.of("label", "ops-team", "suite", suite)),
+                "{}",
+                null,
+                null));
+        assertThat(service.resumeAll()).isEqualTo(1);
+        JsonNode first = awaitEnd(api, id);
+        assertThat(first.path("status").asString()).as(first.toString()).isEqualTo("completed");
+        List<String> runs = runIdsOf(first);
+        assertThat(runs).hasSize(3).doesNotHaveDuplicates();
+
+        // Dying again after the runs were submitted: picking it up finds the same runs, not new ones.
+        jdbc.sql("UPDATE cadre_eval SET status = 'running', report = NULL WHERE id = ?")
+                .param(id)
+                .update();
+        assertThat(service.resumeAll()).isEqualTo(1);
+        JsonNode second = awaitEnd(api, id);
+        assertThat(runIdsOf(second)).isEqualTo(runs);
+    }
+
+    private static List<String> runIdsOf(JsonNode eval) {
+        List<String> ids = new java.util.ArrayList<>();
+        eval.path("report")
+                .path("cases")
+                .forEach(c ->
+                        c.path("attempts").forEach(a -> ids.add(a.path("runId").asString())));
+        return ids;
     }
 
     private static void assertWorker(
