@@ -54,6 +54,11 @@ public enum FailureCode {
     CHUNKS_FAILED(FailureCategory.EXECUTION_ERROR, "chunks_failed"),
     /** A debate in which nobody stated a position. */
     NO_POSITIONS(FailureCategory.EXECUTION_ERROR, "no_positions"),
+    /**
+     * A model that asked for the same calls (same tools, same arguments) turn after turn, stopped at
+     * {@code RunLimits.maxRepeatedToolCalls} instead of spending its whole budget going round.
+     */
+    REPEATED_TOOL_CALL(FailureCategory.EXECUTION_ERROR, "repeated_tool_call"),
 
     // ---- TIMEOUT_ERROR ----
     /** An agent exceeded its own timeout. */

@@ -34,6 +34,7 @@ class FailureCodeTest {
         expected.put("workers_failed", "EXECUTION_ERROR");
         expected.put("chunks_failed", "EXECUTION_ERROR");
         expected.put("no_positions", "EXECUTION_ERROR");
+        expected.put("repeated_tool_call", "EXECUTION_ERROR");
         expected.put("agent_timeout", "TIMEOUT_ERROR");
         expected.put("worker_timeout", "TIMEOUT_ERROR");
         expected.put("iteration_budget", "BUDGET_EXCEEDED");

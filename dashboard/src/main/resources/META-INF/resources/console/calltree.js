@@ -107,8 +107,13 @@ export class CallTree {
     const isFailed = failed(n);
     const running = n.status === 'running';
     const tokens = n.inputTokens != null || n.outputTokens != null ? `${fmtNum(n.inputTokens ?? 0)}↓ ${fmtNum(n.outputTokens ?? 0)}↑` : '';
+    // An agent's own tokens, and, when its workers spent some too, the whole subtree's apart.
+    const withWorkers = n.treeInputTokens != null
+      && (n.treeInputTokens !== n.inputTokens || (n.treeOutputTokens ?? 0) !== (n.outputTokens ?? 0));
+    const tree = withWorkers ? `tree ${fmtNum(n.treeInputTokens)}↓ ${fmtNum(n.treeOutputTokens ?? 0)}↑` : '';
     const tools = n.toolsCalled?.length ? `${n.toolsCalled.length} tool${n.toolsCalled.length > 1 ? 's' : ''}` : '';
     const label = [n.kind, n.label, n.status, n.failureCategory, tokens && `tokens in ${n.inputTokens ?? 0} out ${n.outputTokens ?? 0}`,
+      tree && `tree tokens in ${n.treeInputTokens} out ${n.treeOutputTokens ?? 0}`,
       n.toolsCalled?.length && `tools ${n.toolsCalled.join(', ')}`, fmtDuration(n.durationMs)].filter(Boolean).join(', ');
     return h('div', {
       class: `tree-row${isFailed ? ' failed' : ''}`, role: 'treeitem', 'aria-level': depth + 1,
@@ -122,7 +127,8 @@ export class CallTree {
       h('span', { class: 'name', title: n.label }, n.label),
       (isFailed || running) ? statusBadge(n.status) : null,
       categoryBadge(n.failureCategory),
-      tokens ? h('span', { class: 'meta', title: 'tokens in ↓ / out ↑', 'data-role': 'tokens' }, tokens) : null,
+      tokens ? h('span', { class: 'meta', title: 'own tokens in ↓ / out ↑ (this node\'s model calls)', 'data-role': 'tokens' }, tokens) : null,
+      tree ? h('span', { class: 'meta opt', title: 'tokens in ↓ / out ↑ of the whole subtree (own + workers)', 'data-role': 'tree-tokens' }, tree) : null,
       tools ? h('span', { class: 'meta opt', title: `tools called: ${n.toolsCalled.join(', ')}`, 'data-role': 'tools' }, tools) : null,
       h('span', { class: 'meta' }, running ? `${fmtDuration(n.durationMs)}…` : fmtDuration(n.durationMs))),
     h('div', { class: 'wf', 'aria-hidden': 'true' },

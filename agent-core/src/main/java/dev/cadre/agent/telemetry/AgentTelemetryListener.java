@@ -1,5 +1,6 @@
 package dev.cadre.agent.telemetry;
 
+import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCategory;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.TokenUsage;
@@ -26,6 +27,13 @@ public interface AgentTelemetryListener {
     /** A model call ended. */
     default void modelCallFinished(ModelCallFinished event) {}
 
+    /**
+     * A call naming an agent of the tree was refused before any worker started (an unknown worker, a
+     * malformed delegation, the depth limit, a cycle): a delegation that went nowhere, which evaluation
+     * counts as a misroute. Its {@link #toolCallFinished} is reported too.
+     */
+    default void delegationRefused(DelegationRefused event) {}
+
     /** An agent ended; {@code category} is null when it succeeded. */
     record AgentFinished(
             String runId,
@@ -39,7 +47,11 @@ public interface AgentTelemetryListener {
             int toolCalls,
             Duration duration) {}
 
-    /** A tool call ended; {@code worker} tells delegation from a plain tool. */
+    /**
+     * A tool call ended; {@code worker} is true for a call that ran a worker (whose own invocation
+     * reports the worker's failure), false for a plain tool and for a delegation refused before it
+     * started (reported by {@link #delegationRefused} as well).
+     */
     record ToolCallFinished(
             String runId,
             String sessionId,
@@ -50,6 +62,13 @@ public interface AgentTelemetryListener {
             OutcomeStatus status,
             @Nullable FailureCategory category,
             Duration duration) {}
+
+    /**
+     * A delegation refused before it started; {@code worker} is the agent name the model called,
+     * always an agent of the tree (a name that is no agent at all is an unknown tool, not reported
+     * here, so label values stay a closed set).
+     */
+    record DelegationRefused(String runId, String sessionId, String agent, String worker, Failure failure) {}
 
     /** A model call ended. */
     record ModelCallFinished(

@@ -122,9 +122,11 @@ class SpanTreeTest {
         assertThat(root.getAttributes().get(Spans.DEPTH)).isZero();
         assertThat(root.getAttributes().get(Spans.ITERATIONS)).isEqualTo(2);
         assertThat(root.getAttributes().get(Spans.TOOLS_CALLED)).containsExactly("cpu", "disk", "mem");
-        // The tree's tokens: orchestrator 330, cpu 80, disk 0 (failed call), mem 13.
-        assertThat(root.getAttributes().get(Spans.INPUT_TOKENS)).isEqualTo(100 + 200 + 30 + 40 + 10);
-        assertThat(root.getAttributes().get(Spans.OUTPUT_TOKENS)).isEqualTo(20 + 10 + 5 + 5 + 3);
+        // Its own model calls only; the tree's tokens apart: orchestrator 330, cpu 80, disk 0 (failed call), mem 13.
+        assertThat(root.getAttributes().get(Spans.INPUT_TOKENS)).isEqualTo(100 + 200);
+        assertThat(root.getAttributes().get(Spans.OUTPUT_TOKENS)).isEqualTo(20 + 10);
+        assertThat(root.getAttributes().get(Spans.TREE_INPUT_TOKENS)).isEqualTo(100 + 200 + 30 + 40 + 10);
+        assertThat(root.getAttributes().get(Spans.TREE_OUTPUT_TOKENS)).isEqualTo(20 + 10 + 5 + 5 + 3);
         assertThat(root.getAttributes().get(Spans.ERROR_TYPE)).isNull();
         assertThat(root.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
 
@@ -134,6 +136,8 @@ class SpanTreeTest {
         assertThat(cpu.getAttributes().get(Spans.PARENT_SESSION_ID)).isEqualTo("run-spans");
         assertThat(cpu.getAttributes().get(Spans.TOOLS_CALLED)).containsExactly("host_metrics");
         assertThat(cpu.getAttributes().get(Spans.ITERATIONS)).isEqualTo(2);
+        assertThat(cpu.getAttributes().get(Spans.INPUT_TOKENS)).isEqualTo(30 + 40);
+        assertThat(cpu.getAttributes().get(Spans.TREE_INPUT_TOKENS)).isEqualTo(30 + 40);
 
         SpanData diskTool = one(spans, "execute_tool disk");
         assertThat(diskTool.getAttributes().get(Spans.TOOL_NAME)).isEqualTo("disk");

@@ -58,7 +58,7 @@ export async function render(root, route, ctx) {
           h('span', {}, h('i', { style: { background: 'var(--bar-agent)' } }), 'agent'),
           h('span', {}, h('i', { style: { background: 'var(--bar-tool)' } }), 'tool'),
           h('span', {}, h('i', { style: { background: 'var(--bar-model)' } }), 'model call'),
-          h('span', {}, '↓ tokens in · ↑ tokens out · N tools called'))),
+          h('span', {}, '↓ tokens in · ↑ tokens out (own; "tree" adds the workers\') · N tools called'))),
       h('div', { class: 'chain' }, tree.el, detail)),
     outcomeEl,
     h('details', {}, h('summary', {}, 'Event stream (newest first)'), eventList));
@@ -129,7 +129,8 @@ export async function render(root, route, ctx) {
         ['Agent', n.agent], n.tool ? ['Tool', n.tool] : null, n.model ? ['Model', n.model] : null,
         ['Session', n.sessionId ? h('span', { class: 'mono' }, n.sessionId) : null],
         ['Started', timeTag(n.start)], ['Duration', fmtDuration(n.durationMs) + (n.status === 'running' ? ' (running)' : '')],
-        ['Tokens in / out', n.inputTokens != null ? `${n.inputTokens} / ${n.outputTokens ?? 0}` : null],
+        [n.kind === 'agent' ? 'Own tokens in / out' : 'Tokens in / out', n.inputTokens != null ? `${n.inputTokens} / ${n.outputTokens ?? 0}` : null],
+        n.treeInputTokens != null ? ['Tree tokens in / out (with workers)', `${n.treeInputTokens} / ${n.treeOutputTokens ?? 0}`] : null,
         ['Tools called', n.toolsCalled?.length ? n.toolsCalled.join(', ') : null],
         n.iterations != null ? ['Iterations', n.iterations] : null,
         n.depth != null ? ['Depth', n.depth] : null,
@@ -171,7 +172,9 @@ export async function render(root, route, ctx) {
       const n = {
         key: 'live:' + sid, kind: 'agent', name: 'invoke_agent ' + s.agent, label: s.agent, agent: s.agent, sessionId: sid,
         startMs: s.startMs, start: new Date(s.startMs).toISOString(), durationMs: (s.endMs ?? (terminal ? ms(run.finishedAt) ?? now : now)) - s.startMs,
-        status: s.status || (terminal ? run.status : 'running'), failureCategory: s.category, inputTokens: s.usage?.inputTokens, outputTokens: s.usage?.outputTokens,
+        status: s.status || (terminal ? run.status : 'running'), failureCategory: s.category,
+        // A session's events report the tokens of its whole subtree; its own are known once its span is stored.
+        treeInputTokens: s.usage?.inputTokens, treeOutputTokens: s.usage?.outputTokens,
         toolsCalled: [], children: [], live: true,
       };
       synth.set(sid, n);

@@ -123,7 +123,7 @@ public final class SpringAiModelPort implements ModelPort {
                 text.append(text.isEmpty() ? "" : "\n").append(out.getText());
             }
             for (org.springframework.ai.chat.messages.AssistantMessage.ToolCall c : out.getToolCalls()) {
-                calls.add(new ToolCall(c.id() == null ? "" : c.id(), c.name(), arguments(c)));
+                calls.add(new ToolCall(c.id() == null ? "" : c.id(), c.name() == null ? "" : c.name(), arguments(c)));
             }
             String finish = g.getMetadata() == null ? null : g.getMetadata().getFinishReason();
             if (finish != null) {
@@ -135,24 +135,20 @@ public final class SpringAiModelPort implements ModelPort {
         return new ModelResponse(text.isEmpty() ? null : text.toString(), calls, usage, truncated && calls.isEmpty());
     }
 
-    private JsonNode arguments(org.springframework.ai.chat.messages.AssistantMessage.ToolCall c) {
+    /**
+     * The call's arguments as JSON. What is not a JSON object is handed to the loop as it came (the
+     * value, or the raw text as a string node when it does not parse): the loop answers that call with
+     * an error result the model can correct, so one malformed call never fails the run.
+     */
+    static JsonNode arguments(org.springframework.ai.chat.messages.AssistantMessage.ToolCall c) {
         String args = c.arguments();
         if (args == null || args.isBlank()) {
             return JSON.createObjectNode();
         }
         try {
-            JsonNode node = JSON.readTree(args);
-            if (!node.isObject()) {
-                throw new ModelException(
-                        "malformed_tool_arguments", "tool call " + c.name() + ": arguments are not a JSON object");
-            }
-            return node;
+            return JSON.readTree(args);
         } catch (RuntimeException e) {
-            if (e instanceof ModelException m) {
-                throw m;
-            }
-            throw new ModelException(
-                    "malformed_tool_arguments", "tool call " + c.name() + ": arguments are not valid JSON", e);
+            return JSON.getNodeFactory().stringNode(args);
         }
     }
 
@@ -192,8 +188,11 @@ public final class SpringAiModelPort implements ModelPort {
                 case AssistantMessage a -> {
                     List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls = new ArrayList<>();
                     for (ToolCall c : a.toolCalls()) {
+                        // A call whose arguments were not an object goes back as {}: Anthropic's API takes
+                        // only an object as tool input, and the call's error result says what was wrong.
+                        String args = c.arguments().isObject() ? c.arguments().toString() : "{}";
                         calls.add(new org.springframework.ai.chat.messages.AssistantMessage.ToolCall(
-                                c.id(), "function", c.name(), c.arguments().toString()));
+                                c.id(), "function", c.name(), args));
                     }
                     out.add(org.springframework.ai.chat.messages.AssistantMessage.builder()
                             .content(a.text() == null ? "" : a.text())

@@ -250,6 +250,17 @@ public class CadreMetrics
         }
     }
 
+    /**
+     * A delegation refused before the worker started (unknown worker, malformed delegation, depth,
+     * cycle) is a delegation that failed and a misroute; it has no subagent outcome in the run, so it
+     * is counted here, when it happens. The worker label is an agent of the tree (a closed set).
+     */
+    @Override
+    public void delegationRefused(DelegationRefused e) {
+        delegations(e.worker(), OutcomeStatus.FAILED.wireName()).increment();
+        misroutes(e.worker()).increment();
+    }
+
     @Override
     public void modelCallFinished(ModelCallFinished e) {
         String model = e.model().toString();

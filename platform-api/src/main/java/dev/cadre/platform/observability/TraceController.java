@@ -18,7 +18,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A run's call chain as a tree of agent, tool and model nodes — the console's source, and usable
- * by any integrator: timings, status, failure category, tokens and tools on every node.
+ * by any integrator: timings, status, failure category, tokens and tools on every node. An agent
+ * node's {@code inputTokens}/{@code outputTokens} are its own model calls; {@code treeInputTokens}/
+ * {@code treeOutputTokens} add its workers'.
  */
 @RestController
 class TraceController {
@@ -57,6 +59,8 @@ class TraceController {
             @Nullable String error,
             @Nullable Long inputTokens,
             @Nullable Long outputTokens,
+            @Nullable Long treeInputTokens,
+            @Nullable Long treeOutputTokens,
             List<String> toolsCalled,
             @Nullable Long iterations,
             @Nullable String inputSummary,
@@ -145,6 +149,12 @@ class TraceController {
                         : null,
                 a.has("gen_ai.usage.output_tokens")
                         ? a.get("gen_ai.usage.output_tokens").asLong()
+                        : null,
+                a.has("cadre.tree.input_tokens")
+                        ? a.get("cadre.tree.input_tokens").asLong()
+                        : null,
+                a.has("cadre.tree.output_tokens")
+                        ? a.get("cadre.tree.output_tokens").asLong()
                         : null,
                 tools,
                 a.has("cadre.iterations") ? a.get("cadre.iterations").asLong() : null,

@@ -56,7 +56,8 @@ class RunsConfiguration {
             JdbcToolJournal journal,
             SubagentLimiter limiter,
             SharedMemory memory,
-            @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun) {
+            @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun,
+            @Value("${cadre.runs.max-repeated-tool-calls:3}") int maxRepeatedToolCalls) {
         return AgentRunner.builder(catalog.tree())
                 .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
                 .telemetryListener(telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE))
@@ -64,7 +65,7 @@ class RunsConfiguration {
                 .approvalGate(approvals)
                 .journal(journal)
                 .subagentLimiter(limiter)
-                .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction()))
+                .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction(), maxRepeatedToolCalls))
                 .sharedInputs(memoryInputs(memory))
                 .build();
     }

@@ -194,17 +194,27 @@ class SpringAiModelPortTest {
     }
 
     @Test
-    void malformedJson_andMalformedToolArguments_areCommunicationErrors() {
+    void malformedJson_isACommunicationError_butMalformedToolArguments_reachTheLoopAsTheRawText() throws Exception {
         server.answer(200, "{\"id\":\"chatcmpl-x\",\"choices\":[{\"index\":0,\"message\":");
         assertThatThrownBy(() -> port("openai", "openai", server.url("/v1"), Duration.ofSeconds(5))
                         .call(request()))
                 .isInstanceOf(ModelException.class);
 
+        // The loop answers such a call with an invalid_arguments result the model can correct.
         server.answer(200, OPENAI_TOOL_CALL.replace("{\\\"resource\\\":\\\"cpu\\\"}", "{resource: cpu"));
-        assertThatThrownBy(() -> port("openai2", "openai", server.url("/v1"), Duration.ofSeconds(5))
-                        .call(request()))
-                .isInstanceOfSatisfying(
-                        ModelException.class, e -> assertThat(e.code()).isEqualTo("malformed_tool_arguments"));
+        ModelResponse response = port("openai2", "openai", server.url("/v1"), Duration.ofSeconds(5))
+                .call(request());
+        assertThat(response.toolCalls()).hasSize(2);
+        assertThat(response.toolCalls().getFirst().arguments().isString()).isTrue();
+        assertThat(response.toolCalls().getFirst().arguments().stringValue()).isEqualTo("{resource: cpu");
+        assertThat(response.toolCalls().get(1).arguments().toString()).isEqualTo("{\"resource\":\"memory\"}");
+        // Sent back in the history as an object, which every provider's API accepts.
+        var replayed = (org.springframework.ai.chat.messages.AssistantMessage)
+                SpringAiModelPort.messages(List.of(new AssistantMessage(null, response.toolCalls())))
+                        .getFirst();
+        assertThat(replayed.getToolCalls())
+                .extracting(org.springframework.ai.chat.messages.AssistantMessage.ToolCall::arguments)
+                .containsExactly("{}", "{\"resource\":\"memory\"}");
     }
 
     @Test

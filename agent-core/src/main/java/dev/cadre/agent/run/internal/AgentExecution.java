@@ -55,11 +55,13 @@ public final class AgentExecution {
     private final SessionStream stream;
     private final TurnRunner turns;
 
-    // Loop state: touched by the loop thread only, except usage, which finishing workers add to.
+    // Loop state: touched by the loop thread only, except usage (the tree's), which finishing workers add to.
     private final List<Message> history;
     private List<ToolCall> pending;
     private int iterations;
     private TokenUsage usage;
+    // This loop's own model calls (since it started or resumed: what its span's chat children spent).
+    private TokenUsage ownUsage = TokenUsage.ZERO;
     private final List<String> toolsCalled;
     private final Map<String, Integer> subagentCounters;
     private final List<SubagentOutcome> subagents = new ArrayList<>();
@@ -161,7 +163,7 @@ public final class AgentExecution {
         } else if (failure != null) {
             stream.emit(m -> new AgentEvent.Error(m, endStatus, failure, total, iterations));
         }
-        rt.spans().endAgent(span, ended.status().wireName(), failure, total, iterations, toolsCalled);
+        rt.spans().endAgent(span, ended.status().wireName(), failure, ownUsage(), total, iterations, toolsCalled);
         rt.listener()
                 .agentFinished(new AgentTelemetryListener.AgentFinished(
                         run.runId(),
@@ -274,7 +276,7 @@ public final class AgentExecution {
             }
             modelCallEnded(chat, response.usage(), null, t0);
             budget.charge(response.usage().total());
-            addUsage(response.usage());
+            addOwnUsage(response.usage());
             iterations++;
             if (response.truncated()) {
                 return budgetExceeded(
@@ -288,6 +290,7 @@ public final class AgentExecution {
             }
             List<ToolCall> calls = withStableIds(response.toolCalls());
             String text = response.text();
+            int repeats = calls.isEmpty() ? 0 : timesInARow(calls);
             history.add(new AssistantMessage(text, calls));
             if (text != null && !text.isEmpty()) {
                 stream.emit(m -> new AgentEvent.TextDelta(m, text));
@@ -295,9 +298,61 @@ public final class AgentExecution {
             if (calls.isEmpty()) {
                 return new Ended(OutcomeStatus.OK, text == null ? "" : text, null);
             }
+            if (repeats >= rt.limits().maxRepeatedToolCalls()) {
+                return repeated(calls, repeats, text, context);
+            }
             pending = calls;
             checkpoint();
         }
+    }
+
+    /**
+     * How many turns in a row, this one included, asked for exactly these calls: same tools, same
+     * arguments (compared as JSON values, so key order and spacing do not matter), in the same order.
+     */
+    private int timesInARow(List<ToolCall> calls) {
+        int times = 1;
+        for (int i = history.size() - 1; i >= 0; i--) {
+            Message m = history.get(i);
+            if (m instanceof ToolResultMessage) {
+                continue;
+            }
+            if (!(m instanceof AssistantMessage a) || !sameCalls(a.toolCalls(), calls)) {
+                break;
+            }
+            times++;
+        }
+        return times;
+    }
+
+    private static boolean sameCalls(List<ToolCall> earlier, List<ToolCall> now) {
+        if (earlier.size() != now.size()) {
+            return false;
+        }
+        for (int i = 0; i < now.size(); i++) {
+            if (!earlier.get(i).name().equals(now.get(i).name())
+                    || !earlier.get(i).arguments().equals(now.get(i).arguments())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Stops a model going round in circles: the repeated calls are answered, not run, and the agent fails. */
+    private Ended repeated(List<ToolCall> calls, int times, @Nullable String text, Context context) {
+        List<String> names = new ArrayList<>(calls.size());
+        for (ToolCall c : calls) {
+            names.add(c.name());
+        }
+        Failure failure = FailureCode.REPEATED_TOOL_CALL.failure("agent '" + spec.name() + "' asked for the same "
+                + (calls.size() == 1 ? "call" : "calls") + " (" + String.join(", ", names)
+                + ", same arguments) " + times + " times in a row; stopped instead of running it again");
+        ToolResult[] results = turns.refuseAll(Turn.of(calls, text == null ? "" : text), failure, context);
+        for (ToolResult r : results) {
+            history.add(new ToolResultMessage(r.callId(), r.toolName(), r.content(), r.isError()));
+            toolsCalled.add(r.toolName());
+        }
+        return new Ended(OutcomeStatus.FAILED, null, failure);
     }
 
     private void modelCallEnded(Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0) {
@@ -342,13 +397,22 @@ public final class AgentExecution {
         return List.copyOf(out);
     }
 
-    /** Adds tokens spent by this agent or, when they finish, by its workers. */
+    /** Adds tokens spent by a worker of this agent when it finishes. */
     synchronized void addUsage(TokenUsage more) {
         usage = usage.plus(more);
     }
 
+    private synchronized void addOwnUsage(TokenUsage more) {
+        usage = usage.plus(more);
+        ownUsage = ownUsage.plus(more);
+    }
+
     private synchronized TokenUsage usage() {
         return usage;
+    }
+
+    private synchronized TokenUsage ownUsage() {
+        return ownUsage;
     }
 
     private void checkpoint() {

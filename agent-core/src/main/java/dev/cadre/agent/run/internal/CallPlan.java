@@ -12,8 +12,13 @@ sealed interface CallPlan {
     /** Whether the call runs at once, with side effects, or only after a human approved it. */
     Risk risk();
 
-    /** A malformed call, answered with an error result without running anything. */
-    record Rejected(ToolResult result) implements CallPlan {
+    /**
+     * A malformed call, answered with an error result without running anything.
+     *
+     * @param delegation whether it named an agent of the tree (a delegation refused before it started:
+     *     unknown worker, malformed delegation, depth limit, cycle) rather than a tool
+     */
+    record Rejected(ToolResult result, boolean delegation) implements CallPlan {
         @Override
         public Risk risk() {
             return Risk.AUTO;

@@ -30,6 +30,9 @@ public final class Spans {
     public static final AttributeKey<String> REQUEST_MODEL = AttributeKey.stringKey("gen_ai.request.model");
     public static final AttributeKey<Long> INPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.input_tokens");
     public static final AttributeKey<Long> OUTPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.output_tokens");
+    // On invoke_agent: the agent's own tokens plus those of every worker below it.
+    public static final AttributeKey<Long> TREE_INPUT_TOKENS = AttributeKey.longKey("cadre.tree.input_tokens");
+    public static final AttributeKey<Long> TREE_OUTPUT_TOKENS = AttributeKey.longKey("cadre.tree.output_tokens");
     public static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
     public static final AttributeKey<String> TOOL_CALL_ID = AttributeKey.stringKey("gen_ai.tool.call.id");
     public static final AttributeKey<String> TOOL_TYPE = AttributeKey.stringKey("gen_ai.tool.type");
@@ -79,19 +82,27 @@ public final class Spans {
         return builder.startSpan();
     }
 
+    /**
+     * Ends an agent's span. Its {@code gen_ai.usage.*} are its own model calls only (the sum of its
+     * {@code chat} children), so summing a trace's agent spans never counts a token twice;
+     * {@code cadre.tree.*} adds everything its workers spent.
+     */
     public void endAgent(
             Span span,
             String status,
             @Nullable Failure failure,
-            TokenUsage usage,
+            TokenUsage own,
+            TokenUsage tree,
             int iterations,
             List<String> toolsCalled) {
         if (!span.isRecording()) {
             span.end();
             return;
         }
-        span.setAttribute(INPUT_TOKENS, usage.inputTokens());
-        span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
+        span.setAttribute(INPUT_TOKENS, own.inputTokens());
+        span.setAttribute(OUTPUT_TOKENS, own.outputTokens());
+        span.setAttribute(TREE_INPUT_TOKENS, tree.inputTokens());
+        span.setAttribute(TREE_OUTPUT_TOKENS, tree.outputTokens());
         span.setAttribute(ITERATIONS, (long) iterations);
         span.setAttribute(TOOLS_CALLED, List.copyOf(toolsCalled));
         end(span, status, failure);

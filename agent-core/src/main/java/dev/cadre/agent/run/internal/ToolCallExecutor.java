@@ -1,6 +1,7 @@
 package dev.cadre.agent.run.internal;
 
 import dev.cadre.agent.Failure;
+import dev.cadre.agent.FailureCategory;
 import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.journal.JournalEntry;
@@ -63,6 +64,39 @@ final class ToolCallExecutor {
         }
         ctx.rt().spans().endTool(span, call.name(), result.status().wireName(), result.content(), result.failure());
         finished(call, result, plan.risk(), worker, t0);
+        return result;
+    }
+
+    /**
+     * A call refused before it started (unknown tool or worker, malformed arguments or delegation, depth
+     * limit, cycle, a repeated call): its own {@code execute_tool} span, ended at once with the failure,
+     * a child of the agent's span like every other call; a refused delegation is also reported to the
+     * telemetry listener as one (an unknown worker is a misroute).
+     */
+    ToolResult refuse(ToolCall call, CallPlan.Rejected plan, Context context) {
+        ToolResult result = plan.result();
+        Span span = ctx.rt()
+                .spans()
+                .startTool(
+                        context,
+                        call.name(),
+                        call.id(),
+                        plan.risk(),
+                        plan.delegation(),
+                        ctx.runId(),
+                        ctx.sessionId(),
+                        call.arguments());
+        ctx.rt().spans().endTool(span, call.name(), result.status().wireName(), result.content(), result.failure());
+        finished(call, result, plan.risk(), false, 0);
+        // A repeated call (EXECUTION_ERROR) went somewhere before; only an orchestration refusal is a misroute.
+        if (plan.delegation()
+                && result.failure() != null
+                && result.failure().category() == FailureCategory.ORCHESTRATION_ERROR) {
+            ctx.rt()
+                    .listener()
+                    .delegationRefused(new AgentTelemetryListener.DelegationRefused(
+                            ctx.runId(), ctx.sessionId(), ctx.agent(), call.name(), result.failure()));
+        }
         return result;
     }
 

@@ -1,5 +1,6 @@
 package dev.cadre.agent.run.internal;
 
+import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCode;
 import dev.cadre.agent.event.AgentEvent;
 import dev.cadre.agent.model.ToolCall;
@@ -13,10 +14,12 @@ import dev.cadre.agent.tool.ToolResult;
 import io.opentelemetry.context.Context;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The acting half of the loop, one model turn at a time: validates every call before any starts,
@@ -65,11 +68,11 @@ final class TurnRunner {
             stream.emit(m -> new AgentEvent.ToolCallStart(
                     m, call.id(), call.name(), call.arguments(), plan.risk(), plan instanceof CallPlan.Delegate));
         }
-        // Malformed calls are answered before any call of the turn starts (seed 002: unknown_subagent).
+        // Malformed calls are answered before any call of the turn starts (seed 002: unknown_subagent),
+        // each in its own failed execute_tool span like every other call.
         for (int i = 0; i < n; i++) {
             if (plans[i] instanceof CallPlan.Rejected r) {
-                results[i] = r.result();
-                executor.finished(calls.get(i), r.result(), Risk.AUTO, false, 0);
+                results[i] = executor.refuse(calls.get(i), r, context);
                 afterCall(i, results[i], turn);
             }
         }
@@ -135,17 +138,53 @@ final class TurnRunner {
         return true;
     }
 
+    /**
+     * Every call of the turn in the same words, none run: the model asked for exactly what it asked for
+     * in the previous turns, {@code RunLimits.maxRepeatedToolCalls} times in a row. Each call gets its
+     * events and its failed {@code execute_tool} span, so the trace shows where the agent stopped.
+     */
+    ToolResult[] refuseAll(Turn turn, Failure failure, Context context) {
+        List<ToolCall> calls = turn.calls();
+        ToolResult[] results = new ToolResult[calls.size()];
+        for (ToolCall call : calls) {
+            stream.emit(m -> new AgentEvent.ToolCallStart(
+                    m, call.id(), call.name(), call.arguments(), Risk.AUTO, isAgent(call.name())));
+        }
+        for (int i = 0; i < results.length; i++) {
+            ToolCall call = calls.get(i);
+            CallPlan.Rejected r =
+                    new CallPlan.Rejected(ToolResult.failed(call.id(), call.name(), failure), isAgent(call.name()));
+            results[i] = executor.refuse(call, r, context);
+            afterCall(i, results[i], turn);
+        }
+        return results;
+    }
+
+    private boolean isAgent(String name) {
+        return ctx.rt().tree().contains(name) && tools.find(name) == null;
+    }
+
     private CallPlan plan(ToolCall call, Map<String, Integer> subagentCounters) {
         String name = call.name();
         AgentContext c = ctx;
         Tool tool = tools.find(name);
         if (tool != null) {
+            String notAnObject = notAnObject(call.arguments());
+            if (notAnObject != null) {
+                return reject(
+                        call,
+                        FailureCode.INVALID_ARGUMENTS,
+                        "invalid arguments for " + name + ": " + notAnObject + "; send one JSON object matching " + name
+                                + "'s parameter schema",
+                        false);
+            }
             List<String> errors = JsonSchemas.validate(tool.parametersSchema(), call.arguments());
             if (!errors.isEmpty()) {
                 return reject(
                         call,
                         FailureCode.INVALID_ARGUMENTS,
-                        "invalid arguments for " + name + ": " + String.join("; ", errors));
+                        "invalid arguments for " + name + ": " + String.join("; ", errors),
+                        false);
             }
             return new CallPlan.RunTool(tool);
         }
@@ -155,33 +194,94 @@ final class TurnRunner {
                         call,
                         FailureCode.DEPTH_LIMIT,
                         "agent '" + c.agent() + "' may not delegate at depth " + c.depth() + " (max depth "
-                                + c.run().maxDepth() + ")");
+                                + c.run().maxDepth() + ")",
+                        true);
             }
             if (c.ancestry().contains(name)) {
                 return reject(
                         call,
                         FailureCode.DELEGATION_CYCLE,
                         "delegating to '" + name + "' would close a cycle: " + String.join(" -> ", c.ancestry())
-                                + " -> " + name);
+                                + " -> " + name,
+                        true);
             }
-            List<String> errors = JsonSchemas.validate(Runtime.DELEGATION_SCHEMA, call.arguments());
+            String notAnObject = notAnObject(call.arguments());
+            List<String> errors = notAnObject != null
+                    ? List.of(notAnObject + "; send {\"task\": \"...\"} as one JSON object")
+                    : JsonSchemas.validate(Runtime.DELEGATION_SCHEMA, call.arguments());
             if (!errors.isEmpty()) {
                 return reject(
                         call,
                         FailureCode.INVALID_DELEGATION,
-                        "malformed delegation to " + name + ": " + String.join("; ", errors));
+                        "malformed delegation to " + name + ": " + String.join("; ", errors),
+                        true);
             }
             int number = subagentCounters.merge(name, 1, Integer::sum);
             return new CallPlan.Delegate(c.rt().tree().spec(name), c.sessionId() + "/" + name + "#" + number);
         }
         if (c.rt().tree().contains(name)) {
             return reject(
-                    call, FailureCode.UNKNOWN_WORKER, "'" + name + "' is not a worker of agent '" + c.agent() + "'");
+                    call,
+                    FailureCode.UNKNOWN_WORKER,
+                    "'" + name + "' is not a worker of agent '" + c.agent() + "'; available: " + definitionNames(),
+                    true);
         }
         return reject(
                 call,
                 FailureCode.UNKNOWN_TOOL,
-                "unknown tool or worker '" + name + "'; available: " + definitionNames());
+                "unknown tool or worker '" + name + "'; available: " + definitionNames(),
+                false);
+    }
+
+    /**
+     * Why arguments are not the JSON object every tool takes, or null when they are one. A model port
+     * hands arguments that did not parse as JSON over as a string node holding the raw text.
+     */
+    static @Nullable String notAnObject(JsonNode arguments) {
+        if (arguments.isObject()) {
+            return null;
+        }
+        if (arguments.isString()) {
+            try {
+                JsonNode parsed = JsonSchemas.parse(arguments.stringValue());
+                return parsed.isObject()
+                        ? "the arguments are a JSON object inside a string, not the object itself"
+                        : "the arguments are not a JSON object but " + kind(parsed);
+            } catch (IllegalArgumentException e) {
+                return "the arguments are not valid JSON (" + parseError(e.getMessage()) + ")";
+            }
+        }
+        return "the arguments are not a JSON object but " + kind(arguments);
+    }
+
+    /** The parser's reason without its "invalid JSON" prefix and source location, which say nothing to a model. */
+    private static String parseError(@Nullable String message) {
+        String m = message == null ? "syntax error" : message.replaceFirst("^invalid JSON: ", "");
+        for (String cut : List.of("\n", " (start marker", " at [Source")) {
+            int at = m.indexOf(cut);
+            if (at > 0) {
+                m = m.substring(0, at);
+            }
+        }
+        return m.strip();
+    }
+
+    private static String kind(JsonNode node) {
+        if (node.isArray()) {
+            return "an array";
+        }
+        if (node.isString()) {
+            return "a string";
+        }
+        if (node.isNumber()) {
+            return "a number";
+        }
+        if (node.isBoolean()) {
+            return "a boolean";
+        }
+        return node.isNull() || node.isMissingNode()
+                ? "null"
+                : "a " + node.getNodeType().name().toLowerCase(Locale.ROOT);
     }
 
     private String definitionNames() {
@@ -192,8 +292,8 @@ final class TurnRunner {
         return String.join(", ", names);
     }
 
-    private static CallPlan.Rejected reject(ToolCall call, FailureCode code, String message) {
-        return new CallPlan.Rejected(ToolResult.failed(call.id(), call.name(), code.failure(message)));
+    private static CallPlan.Rejected reject(ToolCall call, FailureCode code, String message, boolean delegation) {
+        return new CallPlan.Rejected(ToolResult.failed(call.id(), call.name(), code.failure(message)), delegation);
     }
 
     /** The parent-level events of a finished call, on the loop thread. */
