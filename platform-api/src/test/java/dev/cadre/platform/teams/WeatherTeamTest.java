@@ -1,7 +1,10 @@
 package dev.cadre.platform.teams;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cadre.agent.tool.ToolContext;
+import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformTest;
 import java.time.Instant;
@@ -12,8 +15,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Seed 000's weather fan-out team, end to end over the REST API (docs/teams.md). */
 @PlatformTest
@@ -28,6 +33,9 @@ class WeatherTeamTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    AgentCatalog catalog;
 
     Api api;
     TeamRuns runs;
@@ -169,6 +177,22 @@ class WeatherTeamTest {
         JsonNode card = api.get("/.well-known/agent-card.json", null).json();
         assertThat(card.get("skills").valueStream().map(s -> s.get("id").asString()))
                 .contains("ops-orchestrator", "weather-desk", "weather-batch", "fork-lead", "sales-assistant");
+    }
+
+    @Test
+    void aWorkersMemoryToolsReachOnlyTheNamespacesItsYamlLists() throws Exception {
+        // The worker's own memory_get, as the model would call it, with the worker's identity.
+        var memoryGet = catalog.tools().find("memory_get");
+        var ctx = new ToolContext("run_allow", "run_allow", "weather-worker", "c1");
+        var json = JsonMapper.builder().build();
+        assertThat(memoryGet.execute(json.readTree("{\"namespace\":\"weather\",\"key\":\"city-1\"}"), ctx))
+                .contains("Shanghai");
+        runs.putMemory("host-checks", "note", Map.of("secret", "not for the weather desk"));
+        assertThatThrownBy(
+                        () -> memoryGet.execute(json.readTree("{\"namespace\":\"host-checks\",\"key\":\"note\"}"), ctx))
+                .hasMessageContaining("host-checks");
+        assertThat(catalog.memoryNamespaces("weather-worker")).containsExactly("weather");
+        assertThat(catalog.memoryNamespaces("weather-desk")).isEmpty();
     }
 
     /** Every worker started before any of them ended: they ran at the same time. */
