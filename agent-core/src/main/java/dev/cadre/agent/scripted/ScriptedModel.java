@@ -71,6 +71,8 @@ import tools.jackson.databind.node.ObjectNode;
  * previous turn (0-based, call order); {@code {{results.NAME}}} the previous turn's results of tool
  * or worker NAME (joined by newlines); {@code {{results}}} all of them as {@code name: content} lines;
  * {@code {{last.NAME}}} the latest result of tool or worker NAME in the whole conversation.
+ * A call with {@code "forEach": "{{result[0]}}"} is repeated once per element of that JSON array,
+ * {@code {{item}}} in its arguments standing for the element (see {@link ScriptedCall}).
  * A reference to nothing is left as written, so a script mistake shows in the output.
  */
 public final class ScriptedModel implements ModelPort {
@@ -195,10 +197,15 @@ public final class ScriptedModel implements ModelPort {
                 }
                 JsonNode id = call.get("id");
                 JsonNode args = call.get("arguments");
+                JsonNode forEach = call.get("forEach");
+                if (forEach != null && !forEach.isNull() && !forEach.isString()) {
+                    throw new IllegalArgumentException(where + ".turns[" + t + "]: forEach must be a template text");
+                }
                 calls.add(new ScriptedCall(
                         id == null || id.isNull() ? null : id.asString(),
                         name.asString(),
-                        args == null || args.isNull() ? JsonNodeFactory.instance.objectNode() : args));
+                        args == null || args.isNull() ? JsonNodeFactory.instance.objectNode() : args,
+                        forEach == null || forEach.isNull() ? null : forEach.asString()));
             }
             JsonNode text = turn.get("text");
             JsonNode latency = turn.get("latencyMillis");
@@ -259,7 +266,15 @@ public final class ScriptedModel implements ModelPort {
         for (int k = 0; k < turn.toolCalls().size(); k++) {
             ScriptedCall call = turn.toolCalls().get(k);
             String id = call.id() != null ? call.id() : "call_" + (index + 1) + "_" + (k + 1);
-            calls.add(new ToolCall(id, call.name(), conversation.render(call.arguments())));
+            JsonNode arguments = conversation.render(call.arguments());
+            if (call.forEach() == null) {
+                calls.add(new ToolCall(id, call.name(), arguments));
+                continue;
+            }
+            List<JsonNode> items = items(request.agent(), call, conversation.render(call.forEach()));
+            for (int i = 0; i < items.size(); i++) {
+                calls.add(new ToolCall(id + "_" + (i + 1), call.name(), withItem(arguments, items.get(i))));
+            }
         }
         TokenUsage usage = turn.usage();
         if (usage == null) {
@@ -275,6 +290,49 @@ public final class ScriptedModel implements ModelPort {
             return new ModelResponse(text, calls, new TokenUsage(usage.inputTokens(), request.maxOutputTokens()), true);
         }
         return new ModelResponse(text, calls, usage);
+    }
+
+    /** The elements a {@code forEach} call repeats over: its rendered template must be a JSON array. */
+    private static List<JsonNode> items(String agent, ScriptedCall call, String rendered) {
+        JsonNode array;
+        try {
+            array = MAPPER.readTree(rendered);
+        } catch (RuntimeException e) {
+            array = null;
+        }
+        if (array == null || !array.isArray()) {
+            throw new ModelException(
+                    "script_error",
+                    "forEach of agent '" + agent + "', call " + call.name() + ": '" + call.forEach()
+                            + "' is not a JSON array: "
+                            + (rendered.length() > 200 ? rendered.substring(0, 200) + "…" : rendered));
+        }
+        List<JsonNode> out = new ArrayList<>();
+        array.forEach(out::add);
+        return out;
+    }
+
+    /** The arguments with {@code {{item}}} replaced by the element (its text, or its JSON). */
+    private static JsonNode withItem(JsonNode node, JsonNode item) {
+        if (node.isString()) {
+            String value = item.isString() ? item.asString() : item.toString();
+            return JsonNodeFactory.instance.stringNode(node.asString().replace("{{item}}", value));
+        }
+        if (node.isObject()) {
+            ObjectNode copy = JsonNodeFactory.instance.objectNode();
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
+                copy.set(e.getKey(), withItem(e.getValue(), item));
+            }
+            return copy;
+        }
+        if (node.isArray()) {
+            ArrayNode copy = JsonNodeFactory.instance.arrayNode();
+            for (JsonNode e : node) {
+                copy.add(withItem(e, item));
+            }
+            return copy;
+        }
+        return node;
     }
 
     private static AgentScript.@Nullable Variant choose(AgentScript script, String input) {

@@ -206,4 +206,37 @@ class ScriptedModelTest {
                 .hasMessageContaining("agents.a.variants[0].when")
                 .hasMessageContaining("JSON pointer");
     }
+
+    @Test
+    void forEach_repeatsACallOncePerElementOfTheQuotedArray_inArrayOrder() throws Exception {
+        ScriptedModel m = ScriptedModel.fromJson("""
+                {"agents": {"batch": {"turns": [
+                  {"toolCalls": [{"name": "mission_split", "arguments": {"mission": "{{input}}"}}]},
+                  {"toolCalls": [{"name": "worker", "forEach": "{{result[0]}}",
+                                  "arguments": {"task": "do: {{item}}", "context": "of {{input}}"}}]},
+                  {"toolCalls": [{"name": "worker", "forEach": "{{result[0]}}", "arguments": {"task": "{{item}}"}}]}]}}}
+                """);
+        List<Message> history = List.of(
+                new SystemMessage("sys"),
+                new UserMessage("a\nb\nc"),
+                new AssistantMessage(null, List.of(new ToolCall("c1", "mission_split", Fixtures.json("{}")))),
+                new ToolResultMessage("c1", "mission_split", "[\"a\",\"b\",{\"k\":1}]", false));
+        ModelResponse fanOut = m.call(request("batch", history));
+        assertThat(fanOut.toolCalls())
+                .extracting(ToolCall::id)
+                .containsExactly("call_2_1_1", "call_2_1_2", "call_2_1_3");
+        assertThat(fanOut.toolCalls())
+                .extracting(c -> c.arguments().path("task").asString())
+                .containsExactly("do: a", "do: b", "do: {\"k\":1}");
+        assertThat(fanOut.toolCalls().getFirst().arguments().path("context").asString())
+                .isEqualTo("of a\nb\nc");
+
+        List<Message> notAnArray = new java.util.ArrayList<>(history);
+        notAnArray.add(new AssistantMessage(null, fanOut.toolCalls()));
+        notAnArray.add(new ToolResultMessage("call_2_1_1", "worker", "plain text", false));
+        assertThatThrownBy(() -> m.call(request("batch", notAnArray)))
+                .isInstanceOf(ModelException.class)
+                .hasMessageContaining("forEach")
+                .hasMessageContaining("not a JSON array");
+    }
 }

@@ -105,6 +105,23 @@ class DeployKitTest {
                 .hasSizeGreaterThanOrEqualTo(2);
     }
 
+    @Test
+    void shippedAgentFilesAreTheBuiltInTeamsTheyCopy() {
+        // deploy/agents/ops-team.yaml once drifted into an older team than the one the platform ships;
+        // a deployed team of the same file name must be the same team (comments aside).
+        Path builtIn = ROOT.resolve("platform-api/src/main/resources/agents");
+        List<Path> shipped = agentFiles(DEPLOY.resolve("agents"));
+        assertThat(shipped).extracting(p -> p.getFileName().toString()).contains("ops-team.yaml");
+        for (Path f : shipped) {
+            Path original = builtIn.resolve(f.getFileName().toString());
+            if (Files.exists(original)) {
+                assertThat(yaml(f))
+                        .as("%s is the team of %s", ROOT.relativize(f), ROOT.relativize(original))
+                        .isEqualTo(yaml(original));
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------
     // Compose
 

@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Import;
             "cadre.tracing.capture-content=true",
             "cadre.tracing.store-delay=PT0.05S",
             "cadre.runbooks.dir=target/runbooks",
+            "cadre.tools.workspace.dir=target/workspaces",
             // Most tests submit and decide with the one admin key; SecurityAttackTest runs with the
             // production default (on) and shows the refusal.
             "cadre.approvals.separation-of-duties=false",
