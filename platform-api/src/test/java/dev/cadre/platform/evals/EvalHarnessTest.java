@@ -195,6 +195,29 @@ class EvalHarnessTest {
     }
 
     @Test
+    void theShippedSalesSuiteCountsTheScriptedAssistantsOneMisroute() {
+        Api api = new Api(port);
+        Api.Response started =
+                api.post("/api/v1/evals", Api.ADMIN_KEY, Api.json(Map.of("suite", "sales-assistant", "repeat", 1)));
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        JsonNode eval = awaitEnd(api, started.json().path("id").asString());
+        JsonNode s = eval.path("report").path("summary");
+        assertThat(eval.path("status").asString()).as(eval.toString()).isEqualTo("completed");
+        // The script always asks for the analysis: right for the two "why" cases, one extra call
+        // for the figures-only question.
+        assertThat(s.path("routingAccuracy").asDouble()).isCloseTo(2.0 / 3, within(1e-9));
+        assertThat(s.path("decompositionAccuracy").asDouble()).isEqualTo(1.0);
+        assertThat(s.path("delegations").asLong()).isEqualTo(6);
+        assertThat(s.path("misroutes").asLong()).isEqualTo(1);
+        assertThat(caseNamed(eval, "figures-only")
+                        .path("attempts")
+                        .get(0)
+                        .path("misrouted")
+                        .toString())
+                .isEqualTo("[\"sales-analysis\"]");
+    }
+
+    @Test
     void aSuiteWithMistakesIsRefusedWithEveryFieldNamed() {
         Api api = new Api(port);
         Api.Response bad = api.post(
@@ -231,7 +254,7 @@ class EvalHarnessTest {
                         .json()
                         .path("detail")
                         .asString())
-                .isEqualTo("suite: unknown suite 'nope' (shipped: [ops-team])");
+                .isEqualTo("suite: unknown suite 'nope' (shipped: [ops-team, sales-assistant])");
         assertThat(api.post("/api/v1/evals", Api.ADMIN_KEY, "{}")
                         .json()
                         .path("detail")
