@@ -111,14 +111,18 @@ class ConsoleChartsTest {
         for (int width : WIDTHS) {
             browser.manage().window().setSize(new Dimension(width, 1200));
             browser.get("http://127.0.0.1:" + port + "/#/overview");
-            // Drawn: every chart has its instance, and the token charts name their agents.
+            // Drawn and settled: every chart has its instance and texts, the same in two polls in a row.
+            String[] last = {""};
             JsonNode charts = wait.until(d -> {
-                JsonNode c = JSON.readTree((String) js(TEXT_BOXES));
+                String now = (String) js(TEXT_BOXES);
+                JsonNode c = JSON.readTree(now);
                 boolean drawn = c.size() == CHARTS.size();
                 for (JsonNode chart : c) {
                     drawn &= !chart.has("missing") && chart.path("texts").size() > 0;
                 }
-                return drawn && c.toString().contains("capacity-planning") ? c : null;
+                boolean settled = now.equals(last[0]);
+                last[0] = now;
+                return drawn && settled ? c : null;
             });
             shot("overview-" + width);
             for (JsonNode chart : charts) {
