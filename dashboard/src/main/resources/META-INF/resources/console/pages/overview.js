@@ -19,6 +19,14 @@ function loadEcharts() {
   return echartsLoading;
 }
 
+// Axis labels stay inside their chart at every width: the grid makes room for them (containLabel),
+// a long category name is cut with an ellipsis rather than at the chart's edge, and value ticks
+// are compact ("2K") and dropped rather than drawn over each other.
+const COMPACT = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+const grid = (top) => ({ left: 8, right: 24, top, bottom: 8, containLabel: true });
+const valueAxis = (extra) => ({ type: 'value', splitNumber: 4, axisLabel: { formatter: (v) => COMPACT.format(v), hideOverlap: true }, ...extra });
+const categoryLabels = (width) => ({ width, overflow: 'truncate', hideOverlap: true });
+
 const COLORS = { completed: '#2da44e', failed: '#cf222e', canceled: '#8c959f', rejected: '#bf3989', working: '#0969da', submitted: '#54aeff', 'input-required': '#bf8700' };
 const WINDOWS = { 1: 'Last hour', 6: 'Last 6 hours', 24: 'Last 24 hours', 168: 'Last 7 days' };
 
@@ -80,32 +88,32 @@ export async function render(root, route, ctx) {
     const statuses = Object.keys(o.runsByStatus).filter((s) => o.runsPerHour.some((x) => x.byStatus[s] > 0));
     const hourLabel = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
     draw('per-hour', {
-      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: { left: 40, right: 10, top: 30, bottom: 30 },
-      xAxis: { type: 'category', data: o.runsPerHour.map((x) => hourLabel(x.hour)) }, yAxis: { type: 'value', minInterval: 1 },
+      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: grid(30),
+      xAxis: { type: 'category', data: o.runsPerHour.map((x) => hourLabel(x.hour)), axisLabel: { hideOverlap: true } }, yAxis: valueAxis({ minInterval: 1 }),
       series: statuses.map((s) => ({ name: s, type: 'bar', stack: 'runs', color: COLORS[s], data: o.runsPerHour.map((x) => x.byStatus[s]) })),
     }, o.runsPerHour.filter((x) => x.total).map((x) => [new Date(x.hour).toLocaleString([], { hour12: false }), x.total,
       Object.entries(x.byStatus).filter(([, n]) => n).map(([s, n]) => `${s} ${n}`).join(', ')]), ['Hour', 'Runs', 'By status']);
 
     draw('failures', {
-      tooltip: { renderMode: 'richText' }, grid: { left: 170, right: 20, top: 10, bottom: 20 },
-      xAxis: { type: 'value', minInterval: 1, show: o.failuresByCategory.length > 0 },
-      yAxis: { type: 'category', data: o.failuresByCategory.map((c) => c.category), inverse: true, show: o.failuresByCategory.length > 0 },
+      tooltip: { renderMode: 'richText' }, grid: grid(10),
+      xAxis: valueAxis({ minInterval: 1, show: o.failuresByCategory.length > 0 }),
+      yAxis: { type: 'category', data: o.failuresByCategory.map((c) => c.category), inverse: true, show: o.failuresByCategory.length > 0, axisLabel: categoryLabels(200) },
       series: [{ type: 'bar', color: '#cf222e', data: o.failuresByCategory.map((c) => c.count), label: { show: true, position: 'right' } }],
       graphic: o.failuresByCategory.length ? [] : [{ type: 'text', left: 'center', top: 'middle', style: { text: 'No failures in this window', fill: dark ? '#9da7b3' : '#57606a', fontSize: 14 } }],
     }, o.failuresByCategory.map((c) => [c.category, c.count]), ['Category', 'Runs']);
 
     const agents = o.tokensByAgent.slice(0, 15);
     draw('tokens-agent', {
-      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: { left: 130, right: 20, top: 30, bottom: 20 },
-      xAxis: { type: 'value', axisLabel: { formatter: fmtNum } }, yAxis: { type: 'category', data: agents.map((a) => a.agent), inverse: true },
+      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: grid(30),
+      xAxis: valueAxis(), yAxis: { type: 'category', data: agents.map((a) => a.agent), inverse: true, axisLabel: categoryLabels(160) },
       series: [{ name: 'input', type: 'bar', stack: 't', color: '#0969da', data: agents.map((a) => a.inputTokens) },
         { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: agents.map((a) => a.outputTokens) }],
     }, o.tokensByAgent.map((a) => [a.agent, a.runs, fmtNum(a.inputTokens), fmtNum(a.outputTokens)]), ['Agent', 'Runs', 'Input tokens', 'Output tokens']);
 
     const models = o.tokensByModel.slice(0, 15);
     draw('tokens-model', {
-      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: { left: 210, right: 20, top: 30, bottom: 20 },
-      xAxis: { type: 'value', axisLabel: { formatter: fmtNum } }, yAxis: { type: 'category', data: models.map((m) => `${m.agent} · ${m.model}`), inverse: true },
+      tooltip: { trigger: 'axis', renderMode: 'richText' }, legend: { top: 0 }, grid: grid(30),
+      xAxis: valueAxis(), yAxis: { type: 'category', data: models.map((m) => `${m.agent} · ${m.model}`), inverse: true, axisLabel: categoryLabels(220) },
       series: [{ name: 'input', type: 'bar', stack: 't', color: '#0969da', data: models.map((m) => m.inputTokens) },
         { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: models.map((m) => m.outputTokens) }],
     }, o.tokensByModel.map((m) => [m.agent, m.model, m.calls, fmtNum(m.inputTokens), fmtNum(m.outputTokens)]), ['Agent', 'Model', 'Calls', 'Input tokens', 'Output tokens']);

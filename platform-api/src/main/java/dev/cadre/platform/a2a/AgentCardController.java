@@ -3,6 +3,8 @@ package dev.cadre.platform.a2a;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.platform.agents.AgentCatalog;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.security.SecurityRequirements;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,6 +103,8 @@ class AgentCardController {
 
     record ScopeList(List<String> list) {}
 
+    @Operation(summary = "The A2A Agent Card")
+    @SecurityRequirements
     @GetMapping(value = PATH, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<AgentCard> card(HttpServletRequest request) {
         String base = settings.publicUrl() != null

@@ -4,6 +4,10 @@ import dev.cadre.platform.a2a.A2aMethod.Call;
 import dev.cadre.platform.a2a.A2aMethod.Dialect;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.security.CadrePrincipal;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -52,6 +56,34 @@ class JsonRpcController {
     /** A request that passed the JSON-RPC envelope checks. */
     record Request(JsonNode id, Call call, @Nullable ObjectNode params) {}
 
+    /** The messages are the A2A specification's, not described again here. */
+    private static final String JSON_RPC = "A JSON-RPC 2.0 message; params and result as the A2A specification defines";
+
+    @Operation(summary = "A2A JSON-RPC 2.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, …")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(
+            required = true,
+            description = "One JSON-RPC 2.0 request object (no batches)",
+            content =
+                    @Content(
+                            mediaType = MediaType.APPLICATION_JSON_VALUE,
+                            schema = @Schema(type = "object", description = JSON_RPC)))
+    @ApiResponse(
+            responseCode = "200",
+            description = "A JSON-RPC response, errors included; the streaming methods answer server-sent events,"
+                    + " each data line a JSON-RPC response",
+            content = {
+                @Content(
+                        mediaType = MediaType.APPLICATION_JSON_VALUE,
+                        schema = @Schema(type = "object", description = JSON_RPC)),
+                @Content(mediaType = MediaType.TEXT_EVENT_STREAM_VALUE, schema = @Schema(type = "string"))
+            })
+    @ApiResponse(
+            responseCode = "415",
+            description = "The body is not JSON by its Content-Type: a JSON-RPC error response",
+            content =
+                    @Content(
+                            mediaType = MediaType.APPLICATION_JSON_VALUE,
+                            schema = @Schema(type = "object", description = JSON_RPC)))
     @PostMapping("/a2a")
     void handle(
             HttpServletRequest httpRequest,

@@ -2,6 +2,7 @@ package dev.cadre.platform.agents;
 
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
 import java.util.List;
 import java.util.Locale;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -41,11 +42,13 @@ class AgentController {
             String source,
             StatsView stats) {}
 
+    @Operation(summary = "List the agents")
     @GetMapping
     List<AgentView> list() {
         return catalog.specs().stream().map(this::view).toList();
     }
 
+    @Operation(summary = "Get one agent")
     @GetMapping("/{name}")
     AgentView get(@PathVariable String name) {
         return view(catalog.find(name).orElseThrow(() -> ApiProblem.notFound("agent", name)));

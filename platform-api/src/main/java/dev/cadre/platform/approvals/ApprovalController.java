@@ -2,6 +2,8 @@ package dev.cadre.platform.approvals;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -80,6 +82,7 @@ class ApprovalController {
 
     record RejectRequest(@Nullable @Size(max = 2000) String comment) {}
 
+    @Operation(summary = "List approvals")
     @GetMapping
     ApprovalPage list(
             @RequestParam(required = false) @Nullable String status,
@@ -97,11 +100,15 @@ class ApprovalController {
                 limit);
     }
 
+    @Operation(summary = "Get one approval")
     @GetMapping("/{id}")
     ApprovalView get(@PathVariable String id) {
         return view(approvals.get(id));
     }
 
+    @Operation(summary = "Approve a pending tool call, optionally with edited arguments")
+    @ApiResponse(responseCode = "200", description = "Approved")
+    @ApiResponse(responseCode = "409", description = "The approval is already decided")
     @PostMapping(value = "/{id}/approve", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView approve(
             @PathVariable String id,
@@ -113,6 +120,9 @@ class ApprovalController {
         return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.name()));
     }
 
+    @Operation(summary = "Reject a pending tool call")
+    @ApiResponse(responseCode = "200", description = "Rejected")
+    @ApiResponse(responseCode = "409", description = "The approval is already decided")
     @PostMapping(value = "/{id}/reject", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView reject(
             @PathVariable String id,

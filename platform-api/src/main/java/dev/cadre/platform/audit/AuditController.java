@@ -1,5 +1,6 @@
 package dev.cadre.platform.audit;
 
+import io.swagger.v3.oas.annotations.Operation;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
@@ -21,6 +22,7 @@ class AuditController {
 
     record AuditPage(List<AuditLog.Entry> items, Long nextBefore) {}
 
+    @Operation(summary = "List the audit log, newest first")
     @GetMapping
     AuditPage list(
             @RequestParam(required = false) Long before,

@@ -4,6 +4,10 @@ import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
@@ -31,6 +35,11 @@ class AlertmanagerController {
         this.intake = new AlertmanagerIntake(incidents, runs, json, agent);
     }
 
+    @Operation(summary = "Receive an Alertmanager webhook (payload version 4)")
+    @ApiResponse(
+            responseCode = "200",
+            description = "The alerts' incidents and the runs started for them",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(type = "object")))
     @PostMapping(value = "/api/v1/integrations/alertmanager", produces = MediaType.APPLICATION_JSON_VALUE)
     ObjectNode receive(@RequestBody JsonNode payload, @AuthenticationPrincipal CadrePrincipal principal) {
         if (!payload.isObject() || !payload.path("alerts").isArray()) {

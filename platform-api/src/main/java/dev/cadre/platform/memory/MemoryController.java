@@ -10,6 +10,11 @@ import dev.cadre.memory.Writer;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.Problems;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.net.URI;
@@ -31,6 +36,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import tools.jackson.databind.JsonNode;
@@ -77,6 +83,12 @@ class MemoryController {
             List<EntryView> items,
             @Nullable String nextAfter) {}
 
+    @Operation(summary = "Read an entry")
+    @ApiResponse(
+            responseCode = "200",
+            description = "The entry; its ETag is its version",
+            headers = @Header(name = "ETag", description = "The version", schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "304", description = "Not modified: If-None-Match named the current version")
     @GetMapping("/{namespace}/{key}")
     ResponseEntity<EntryView> get(
             @PathVariable String namespace,
@@ -92,6 +104,21 @@ class MemoryController {
         return ResponseEntity.ok().eTag(etag).body(view(entry));
     }
 
+    @Operation(summary = "Write an entry: If-Match: \"<version>\" to update, If-None-Match: * to create")
+    @ApiResponse(
+            responseCode = "200",
+            description = "Updated",
+            content = @Content(schema = @Schema(implementation = WrittenView.class)),
+            headers = @Header(name = "ETag", description = "The new version", schema = @Schema(type = "string")))
+    @ApiResponse(
+            responseCode = "201",
+            description = "Created",
+            content = @Content(schema = @Schema(implementation = WrittenView.class)),
+            headers = @Header(name = "ETag", description = "The new version", schema = @Schema(type = "string")))
+    @ApiResponse(
+            responseCode = "412",
+            description = "Version conflict: the problem carries the current entry and version")
+    @ApiResponse(responseCode = "428", description = "Neither If-Match nor If-None-Match was sent")
     @PutMapping(
             value = "/{namespace}/{key}",
             consumes = MediaType.APPLICATION_JSON_VALUE,
@@ -119,6 +146,13 @@ class MemoryController {
         };
     }
 
+    @Operation(summary = "Delete an entry (If-Match: \"<version>\")")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    @ApiResponse(responseCode = "204", description = "Deleted")
+    @ApiResponse(
+            responseCode = "412",
+            description = "Version conflict: the problem carries the current entry and version")
+    @ApiResponse(responseCode = "428", description = "If-Match was not sent")
     @DeleteMapping("/{namespace}/{key}")
     ResponseEntity<?> delete(
             @PathVariable String namespace,
@@ -135,6 +169,7 @@ class MemoryController {
         };
     }
 
+    @Operation(summary = "An entry's versions, oldest first")
     @GetMapping("/{namespace}/{key}/history")
     HistoryView history(@PathVariable String namespace, @PathVariable String key) {
         List<MemoryVersion> versions = memory.history(namespace, key);
@@ -154,6 +189,7 @@ class MemoryController {
                         .toList());
     }
 
+    @Operation(summary = "List a namespace's entries by key")
     @GetMapping("/{namespace}")
     PageView list(
             @PathVariable String namespace,
@@ -164,6 +200,7 @@ class MemoryController {
         return new PageView(namespace, page.entries().stream().map(this::view).toList(), page.nextAfterKey());
     }
 
+    @Operation(summary = "Follow a namespace's changes (server-sent events)")
     @GetMapping(value = "/{namespace}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     SseEmitter events(
             @PathVariable String namespace,

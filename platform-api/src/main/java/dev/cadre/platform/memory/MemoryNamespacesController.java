@@ -2,6 +2,7 @@ package dev.cadre.platform.memory;
 
 import dev.cadre.memory.NamespaceSummary;
 import dev.cadre.memory.SharedMemory;
+import io.swagger.v3.oas.annotations.Operation;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,7 @@ class MemoryNamespacesController {
 
     record NamespacesView(List<NamespaceView> namespaces) {}
 
+    @Operation(summary = "List memory namespaces")
     @GetMapping("/api/v1/memory")
     NamespacesView namespaces() {
         return new NamespacesView(

@@ -3,6 +3,7 @@ package dev.cadre.platform.observability;
 import dev.cadre.platform.observability.TraceStore.StoredSpan;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
+import io.swagger.v3.oas.annotations.Operation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -74,6 +75,7 @@ class TraceController {
             int spanCount,
             List<Node> roots) {}
 
+    @Operation(summary = "A run's trace: its span tree")
     @GetMapping("/api/v1/runs/{id}/trace")
     Trace trace(@PathVariable String id) {
         RunRecord run = runs.get(id);

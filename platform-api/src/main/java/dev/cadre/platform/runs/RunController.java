@@ -3,6 +3,10 @@ package dev.cadre.platform.runs;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.SecretRedactor;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.net.URI;
@@ -23,6 +27,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import tools.jackson.databind.JsonNode;
@@ -84,6 +89,19 @@ class RunController {
 
     record RunPage(List<RunView> items, long total, int offset, int limit) {}
 
+    @Operation(summary = "Submit a run")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(
+            responseCode = "202",
+            description = "Accepted: the run is queued (or, with a replayed Idempotency-Key, the earlier run)",
+            headers = {
+                @Header(name = "Location", description = "The run", schema = @Schema(type = "string")),
+                @Header(
+                        name = "Idempotent-Replayed",
+                        description = "true when the Idempotency-Key named an earlier run",
+                        schema = @Schema(type = "string"))
+            })
+    @ApiResponse(responseCode = "422", description = "The Idempotency-Key was used for a different request")
     @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> submit(
             @RequestBody SubmitRunRequest body,
@@ -104,11 +122,13 @@ class RunController {
         return response.body(view);
     }
 
+    @Operation(summary = "Get a run")
     @GetMapping("/{id}")
     RunView get(@PathVariable String id) {
         return view(runs.get(id));
     }
 
+    @Operation(summary = "List runs, newest first")
     @GetMapping
     RunPage list(
             @RequestParam(required = false) @Nullable String status,
@@ -129,11 +149,16 @@ class RunController {
         return new RunPage(runs.list(query).stream().map(this::view).toList(), runs.count(query), offset, limit);
     }
 
+    @Operation(summary = "Cancel a run")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(responseCode = "202", description = "Cancellation accepted")
+    @ApiResponse(responseCode = "409", description = "The run has already ended")
     @PostMapping(value = "/{id}/cancel", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> cancel(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(view(runs.cancel(id, caller.name())));
     }
 
+    @Operation(summary = "Follow a run's events (server-sent events)")
     @GetMapping(value = "/{id}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     SseEmitter events(
             @PathVariable String id,

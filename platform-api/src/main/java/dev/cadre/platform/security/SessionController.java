@@ -1,6 +1,9 @@
 package dev.cadre.platform.security;
 
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.security.SecurityRequirements;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
@@ -18,6 +21,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Console login: an API key exchanged for a session cookie, so the browser never stores the key. */
@@ -50,6 +54,12 @@ class SessionController {
         }
     }
 
+    @Operation(summary = "Log in to the console with an API key")
+    @SecurityRequirements
+    @ApiResponse(responseCode = "200", description = "Logged in: the session cookie is set")
+    @ApiResponse(responseCode = "401", description = "The API key is unknown or revoked")
+    @ApiResponse(responseCode = "200", description = "Logged in: the session cookie is set")
+    @ApiResponse(responseCode = "401", description = "The API key is unknown or revoked")
     @PostMapping(produces = MediaType.APPLICATION_JSON_VALUE)
     SessionResponse login(
             @Valid @RequestBody LoginRequest body, HttpServletRequest request, HttpServletResponse response) {
@@ -86,6 +96,7 @@ class SessionController {
         return SessionResponse.of(principal);
     }
 
+    @Operation(summary = "Who is calling: name, role and what it may do")
     @GetMapping
     SessionResponse whoami(Authentication auth) {
         if (auth == null || !(auth.getPrincipal() instanceof CadrePrincipal p)) {
@@ -95,6 +106,9 @@ class SessionController {
         return SessionResponse.of(p);
     }
 
+    @Operation(summary = "Log out of the console")
+    @SecurityRequirements
+    @ResponseStatus(HttpStatus.NO_CONTENT)
     @DeleteMapping
     ResponseEntity<Void> logout(HttpServletRequest request) {
         var session = request.getSession(false);

@@ -5,6 +5,7 @@ import dev.cadre.platform.observability.TraceStore;
 import dev.cadre.platform.runs.RunStatistics;
 import dev.cadre.platform.runs.RunStore;
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -81,6 +82,7 @@ class StatsController {
 
     record RoutingView(Instant from, Instant to, int hours, List<AgentRoutingView> agents) {}
 
+    @Operation(summary = "Overview figures of the last hours")
     @GetMapping("/overview")
     OverviewView overview(@RequestParam(defaultValue = "24") int hours) {
         Instant to = clock.instant();
@@ -121,6 +123,7 @@ class StatsController {
      * Misroutes per agent (see {@link RunStatistics#misrouted}). Nested delegations count for the
      * worker that made them.
      */
+    @Operation(summary = "Routing figures per agent")
     @GetMapping("/agents")
     RoutingView agents(@RequestParam(defaultValue = "168") int hours) {
         Instant to = clock.instant();
