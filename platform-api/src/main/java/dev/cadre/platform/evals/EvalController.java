@@ -2,6 +2,8 @@ package dev.cadre.platform.evals;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.net.URI;
@@ -19,6 +21,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 
@@ -63,6 +66,9 @@ class EvalController {
 
     record SuiteView(String name, String agent, int repeat, int cases, List<String> caseNames) {}
 
+    @Operation(summary = "Start an evaluation of a suite")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(responseCode = "202", description = "Accepted: its runs are submitted; follow it at Location")
     @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<EvalView> start(@RequestBody StartEvalRequest body, @AuthenticationPrincipal CadrePrincipal caller) {
         boolean named = body.suite() != null && !body.suite().isBlank();
@@ -110,6 +116,7 @@ class EvalController {
                 .body(view);
     }
 
+    @Operation(summary = "List the shipped evaluation suites")
     @GetMapping(value = "/suites", produces = MediaType.APPLICATION_JSON_VALUE)
     List<SuiteView> suites() {
         return evals.suites().shipped().values().stream()
@@ -122,12 +129,14 @@ class EvalController {
                 .toList();
     }
 
+    @Operation(summary = "Get an evaluation and, once it has ended, its report")
     @GetMapping(value = "/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
     EvalView get(@PathVariable String id) {
         return view(evals.get(id));
     }
 
     /** Newest first; {@code cursor} is the {@code nextCursor} of the previous page. */
+    @Operation(summary = "List evaluations, newest first")
     @GetMapping(produces = MediaType.APPLICATION_JSON_VALUE)
     EvalPage list(
             @RequestParam(required = false) @Nullable String cursor,

@@ -377,7 +377,12 @@ public final class EvalService implements AutoCloseable {
     }
 
     public List<EvalStore.Row> list(@Nullable String afterId, int limit) {
-        EvalStore.Row before = afterId == null ? null : get(afterId);
+        EvalStore.Row before = afterId == null
+                ? null
+                : store.find(afterId)
+                        .orElseThrow(() -> ApiProblem.badField(
+                                        "cursor", "not the nextCursor of a page of evaluations: '" + afterId + "'")
+                                .with("parameter", "cursor"));
         return store.list(before, limit);
     }
 

@@ -79,6 +79,10 @@ class OpenApiContractTest {
     record Answer(int status, @Nullable String contentType, String body) {}
 
     /** Ids and keys the valid samples need. */
+    /** A one-case evaluation of the echo agent: cheap, and valid. */
+    private static final String EVAL_SUITE = "{\"definition\":{\"suite\":\"contract\",\"agent\":\"echoer\","
+            + "\"cases\":[{\"name\":\"c\",\"input\":\"contract\",\"expect\":{\"facts\":[\"contract\"]}}]}}";
+
     record Fixture(
             String viewerKey,
             String finishedRun,
@@ -375,6 +379,21 @@ class OpenApiContractTest {
                 return List.of(
                         new Probe("valid", method, p, json, "{\"comment\":\"contract test\"}"),
                         new Probe("already decided", method, p, json, "{\"comment\":\"again\"}"));
+            }
+            case "POST /api/v1/evals" -> {
+                return List.of(
+                        new Probe("valid", method, path, json, EVAL_SUITE),
+                        new Probe("valid, shipped suite", method, path, json, "{\"suite\":\"ops-team\",\"repeat\":1}"),
+                        new Probe("unknown suite", method, path, json, "{\"suite\":\"no-such-suite\"}"),
+                        new Probe("invalid suite", method, path, json, "{\"definition\":{\"suite\":\"x\"}}"));
+            }
+            case "GET /api/v1/evals/{id}" -> {
+                String id = new Api(port)
+                        .post("/api/v1/evals", Api.ADMIN_KEY, EVAL_SUITE)
+                        .json()
+                        .path("id")
+                        .asString();
+                return List.of(new Probe("valid", method, "/api/v1/evals/" + id, admin, null));
             }
             case "POST /api/v1/session" -> {
                 return List.of(
