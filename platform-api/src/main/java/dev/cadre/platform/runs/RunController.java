@@ -48,11 +48,15 @@ class RunController {
         this.redactor = redactor;
     }
 
-    /** {@code context} may be text or any JSON value (stored as its JSON text). */
+    /**
+     * {@code context} may be text or any JSON value (stored as its JSON text); {@code workflow} names
+     * a declared workflow instead of {@code agent} (either field accepts a workflow's name).
+     */
     record SubmitRunRequest(
             @Nullable String agent,
             @Nullable String input,
-            @Nullable JsonNode context) {}
+            @Nullable JsonNode context,
+            @Nullable String workflow) {}
 
     record ErrorView(
             String category,
@@ -94,7 +98,19 @@ class RunController {
                 : body.context().isString()
                         ? body.context().asString()
                         : body.context().toString();
-        RunService.Submitted s = runs.submit(body.agent(), body.input(), context, caller.name(), idempotencyKey);
+        String agent = body.agent();
+        if (body.workflow() != null && !body.workflow().isBlank()) {
+            if (agent != null && !agent.isBlank() && !agent.equals(body.workflow())) {
+                throw ApiProblem.badField("workflow", "give either 'agent' or 'workflow', not two different names")
+                        .with("value", body.workflow());
+            }
+            if (!runs.isWorkflow(body.workflow())) {
+                throw ApiProblem.badField("workflow", "'" + body.workflow() + "' is not a declared workflow")
+                        .with("value", body.workflow());
+            }
+            agent = body.workflow();
+        }
+        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.name(), idempotencyKey);
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")));

@@ -52,6 +52,7 @@ public final class RunExecutor {
     private final Map<String, Boolean> claimed = new ConcurrentHashMap<>();
     private final String instanceId;
     private final java.time.Duration leaseTtl;
+    private final @Nullable WorkflowRuns workflows;
 
     public RunExecutor(
             AgentRunner runner,
@@ -63,6 +64,22 @@ public final class RunExecutor {
             List<RunLifecycleListener> listeners,
             String instanceId,
             java.time.Duration leaseTtl) {
+        this(runner, store, events, codec, approvals, json, listeners, instanceId, leaseTtl, null);
+    }
+
+    /** An executor that also runs the declared workflows ({@code workflows}) as runs. */
+    public RunExecutor(
+            AgentRunner runner,
+            RunStore store,
+            RunEvents events,
+            CheckpointCodec codec,
+            ApprovalService approvals,
+            JsonMapper json,
+            List<RunLifecycleListener> listeners,
+            String instanceId,
+            java.time.Duration leaseTtl,
+            @Nullable WorkflowRuns workflows) {
+        this.workflows = workflows;
         this.instanceId = instanceId;
         this.leaseTtl = leaseTtl;
         this.runner = runner;
@@ -115,10 +132,15 @@ public final class RunExecutor {
             return;
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
+        boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
-                events.append(event);
+                if (workflow) {
+                    events.appendStep(event, runId);
+                } else {
+                    events.append(event);
+                }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
                         if (waitingForHumans.incrementAndGet() == 1) {
@@ -142,6 +164,10 @@ public final class RunExecutor {
 
             @Override
             public void onCheckpoint(Checkpoint checkpoint) {
+                if (workflow) {
+                    // A step's own loop: the workflow checkpoints its finished steps instead.
+                    return;
+                }
                 boolean stored = store.checkpoint(
                         lease,
                         codec.write(checkpoint),
@@ -159,7 +185,14 @@ public final class RunExecutor {
         RunHandle handle;
         try {
             Context parent = callerContext(runId);
-            if (run.checkpoint() != null) {
+            if (workflow) {
+                handle = workflows.start(run, parent, observer, (checkpoint, steps, usage) -> {
+                    if (!store.checkpoint(lease, checkpoint, steps, usage.inputTokens(), usage.outputTokens())) {
+                        log.warn("Run {} lost its lease to another instance; stopping here", runId);
+                        cancelLocal(runId);
+                    }
+                });
+            } else if (run.checkpoint() != null) {
                 handle = runner.resume(codec.read(run.checkpoint()), observer, parent);
             } else {
                 handle = runner.start(

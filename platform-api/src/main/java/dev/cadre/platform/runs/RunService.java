@@ -68,13 +68,15 @@ public final class RunService {
         if (agent == null || agent.isBlank()) {
             throw ApiProblem.badField("agent", "required: the name of a configured agent (GET /api/v1/agents)");
         }
-        if (catalog.find(agent).isEmpty()) {
+        if (catalog.runnable(agent) && catalog.isInternal(agent)) {
+            // Entry-only gateway (seed 004): an internal agent or workflow is a worker or step, and to
+            // a caller it does not exist.
+            throw ApiProblem.notFound("agent", agent);
+        }
+        if (!catalog.runnable(agent)) {
             throw ApiProblem.badField(
                             "agent",
-                            "unknown agent '" + agent + "' (configured: "
-                                    + catalog.specs().stream()
-                                            .map(s -> s.name())
-                                            .toList() + ")")
+                            "unknown agent or workflow '" + agent + "' (configured: " + catalog.entryPoints() + ")")
                     .with("value", agent);
         }
         if (input == null || input.isBlank()) {
@@ -155,6 +157,11 @@ public final class RunService {
         return new Submitted(existing, false);
     }
 
+    /** Whether {@code name} is a declared workflow callers may start (internal ones are not). */
+    public boolean isWorkflow(String name) {
+        return catalog.workflow(name).filter(w -> !w.internal()).isPresent();
+    }
+
     public RunRecord get(String id) {
         return store.find(id).orElseThrow(() -> ApiProblem.notFound("run", id));
     }
@@ -220,7 +227,7 @@ public final class RunService {
             if (run == null || run.status().terminal()) {
                 continue;
             }
-            if (catalog.find(run.agent()).isEmpty()) {
+            if (!catalog.runnable(run.agent())) {
                 executor.fail(
                         run,
                         new Failure(
