@@ -157,6 +157,18 @@ final class Debates {
                         Map.of(),
                         null,
                         usage);
+            case ApprovalDecision.Aborted a ->
+                new WorkflowOutcome(
+                        d.name(),
+                        OutcomeStatus.DENIED,
+                        null,
+                        FailureCode.RUN_ABORTED.failure(
+                                "the tie-break of debate '" + d.name() + "' aborted the run: " + a.comment()),
+                        steps,
+                        List.of(),
+                        Map.of(),
+                        null,
+                        usage);
             case ApprovalDecision.Rejected r ->
                 new WorkflowOutcome(
                         d.name(), OutcomeStatus.DENIED, null, null, steps, List.of(), Map.of(), null, usage);
