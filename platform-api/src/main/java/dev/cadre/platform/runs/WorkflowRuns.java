@@ -179,12 +179,12 @@ public final class WorkflowRuns {
                     .setAttribute(CONVERSATION_ID, runId)
                     .setAttribute(RUN_ID, runId)
                     .setAttribute(SESSION_ID, runId)
-                    .setAttribute(WORKFLOW_TYPE, type(declared.workflow()))
+                    .setAttribute(WORKFLOW_TYPE, declared.type())
                     .startSpan();
             if (!resumed) {
                 ObjectNode startedEvent = event("run_started");
                 startedEvent.put("input", input);
-                startedEvent.put("workflow", type(declared.workflow()));
+                startedEvent.put("workflow", declared.type());
                 append("run_started", startedEvent);
             }
             WorkflowRunner.StepLog log = new WorkflowRunner.StepLog() {
@@ -417,19 +417,6 @@ public final class WorkflowRuns {
             }
         }
         return out;
-    }
-
-    /** The workflow's shape as a span attribute. */
-    static String type(Workflow w) {
-        return switch (w) {
-            case Workflow.AgentStep a -> "agent";
-            case Workflow.Sequence s -> "sequence";
-            case Workflow.MapReduce m -> "parallel";
-            case Workflow.FanOut f -> "parallel";
-            case Workflow.Debate d -> "debate";
-            case Workflow.Split s -> "split";
-            case Workflow.Handoff h -> "handoff";
-        };
     }
 
     /** How many steps the workflow will run, when that is known before it starts. */

@@ -23,6 +23,9 @@ class WorkflowRunsTest {
     @LocalServerPort
     int port;
 
+    @org.springframework.beans.factory.annotation.Autowired
+    io.micrometer.core.instrument.MeterRegistry registry;
+
     Api api;
 
     @BeforeEach
@@ -203,6 +206,30 @@ class WorkflowRunsTest {
         assertThat(trace.get("spanCount").asInt()).isEqualTo(5);
         root.get("children")
                 .forEach(c -> assertThat(c.get("sessionId").asString()).startsWith(id + "/"));
+    }
+
+    @Test
+    void everyStep_isCountedPerWorkflowAgentAndOutcome_andTheRunPerWorkflow() {
+        double before = steps("wf-review", "wf-sec", "ok");
+        double perfBefore = steps("wf-review", "wf-perf", "ok");
+        double runsBefore = registry.counter("cadre.runs", "agent", "wf-review", "status", "completed")
+                .count();
+
+        run("wf-review", "count me");
+
+        assertThat(steps("wf-review", "wf-sec", "ok") - before).isEqualTo(1.0);
+        assertThat(steps("wf-review", "wf-perf", "ok") - perfBefore).isEqualTo(1.0);
+        assertThat(registry.counter("cadre.runs", "agent", "wf-review", "status", "completed")
+                                .count()
+                        - runsBefore)
+                .isEqualTo(1.0);
+    }
+
+    private double steps(String workflow, String agent, String outcome) {
+        var c = registry.find("cadre.workflow.steps")
+                .tags("workflow", workflow, "agent", agent, "outcome", outcome)
+                .counter();
+        return c == null ? 0 : c.count();
     }
 
     @Test
