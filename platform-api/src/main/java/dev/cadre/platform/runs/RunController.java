@@ -56,7 +56,9 @@ class RunController {
             @Nullable String agent,
             @Nullable String input,
             @Nullable JsonNode context,
-            @Nullable String workflow) {}
+            @Nullable String workflow,
+            @Nullable String priority,
+            @Nullable String deadline) {}
 
     record ErrorView(
             String category,
@@ -84,7 +86,10 @@ class RunController {
             @Nullable Instant startedAt,
             @Nullable Instant finishedAt,
             @Nullable Long durationMs,
-            Map<String, String> links) {}
+            Map<String, String> links,
+            @Nullable String retryOf,
+            String priority,
+            @Nullable Instant deadline) {}
 
     record RunPage(List<RunView> items, long total, int offset, int limit) {}
 
@@ -110,7 +115,11 @@ class RunController {
             }
             agent = body.workflow();
         }
-        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.name(), idempotencyKey);
+        RunService.Envelope envelope = new RunService.Envelope(
+                null,
+                RunService.Envelope.priority(body.priority(), "priority"),
+                body.deadline() == null || body.deadline().isBlank() ? null : time("deadline", body.deadline()));
+        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.name(), idempotencyKey, envelope);
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")));
@@ -118,6 +127,15 @@ class RunController {
             response.header("Idempotent-Replayed", "true");
         }
         return response.body(view);
+    }
+
+    /** Starts the run again: a new run with the same agent and input, whose {@code retryOf} names this one. */
+    @PostMapping(value = "/{id}/retry", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<RunView> retry(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        RunView view = view(runs.retry(id, caller.name()).run());
+        return ResponseEntity.status(HttpStatus.ACCEPTED)
+                .location(URI.create(view.links().get("self")))
+                .body(view);
     }
 
     @GetMapping("/{id}")
@@ -233,6 +251,10 @@ class RunController {
                         "events", self + "/events",
                         "trace", self + "/trace",
                         "cancel", self + "/cancel",
-                        "approvals", "/api/v1/approvals?runId=" + r.id()));
+                        "retry", self + "/retry",
+                        "approvals", "/api/v1/approvals?runId=" + r.id()),
+                r.retryOf(),
+                RunService.Envelope.priorityName(r.priority()),
+                r.deadline());
     }
 }
