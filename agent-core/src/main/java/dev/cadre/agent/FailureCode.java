@@ -48,6 +48,8 @@ public enum FailureCode {
     INTERRUPTED(FailureCategory.EXECUTION_ERROR, "interrupted"),
     /** Cancelled by the caller. */
     CANCELLED(FailureCategory.EXECUTION_ERROR, "cancelled"),
+    /** A human answered a review or approval with abort: the whole run stops, {@code rejected}. */
+    RUN_ABORTED(FailureCategory.EXECUTION_ERROR, "run_aborted"),
     /** Some workers of a map-reduce failed. */
     WORKERS_FAILED(FailureCategory.EXECUTION_ERROR, "workers_failed"),
     /** Some chunks of a split failed. */

@@ -11,7 +11,8 @@ public enum ReviewPolicy {
     APPROVE_BEFORE_START,
     /**
      * The worker runs, then its result waits for a human: approve continues, approve with edited
-     * arguments ({@code {"summary": "..."}}) corrects the summary, reject aborts the run.
+     * arguments ({@code {"summary": "..."}}) corrects the summary, reject withdraws the result (the
+     * parent reads the reviewer's comment and goes on), abort stops the whole run as {@code rejected}.
      */
     REVIEW_RESULT
 }

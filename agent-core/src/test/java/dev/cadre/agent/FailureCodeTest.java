@@ -31,6 +31,7 @@ class FailureCodeTest {
         expected.put("worker_failed", "EXECUTION_ERROR");
         expected.put("interrupted", "EXECUTION_ERROR");
         expected.put("cancelled", "EXECUTION_ERROR");
+        expected.put("run_aborted", "EXECUTION_ERROR");
         expected.put("workers_failed", "EXECUTION_ERROR");
         expected.put("chunks_failed", "EXECUTION_ERROR");
         expected.put("no_positions", "EXECUTION_ERROR");

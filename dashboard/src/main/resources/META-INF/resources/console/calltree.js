@@ -56,7 +56,7 @@ export class CallTree {
     if (v !== undefined) return v;
     // Open by default: agents and the worker calls leading to subagents (so every subagent is
     // visible), and anything on a failure's path; plain tool and model calls are leaves anyway.
-    return n.kind === 'agent' || n.hasAgentBelow || n.hasFailure || depth < 1;
+    return n.kind === 'agent' || n.kind === 'workflow' || n.hasAgentBelow || n.hasFailure || depth < 1;
   }
 
   flatten() {

@@ -19,6 +19,12 @@ public sealed interface ApprovalDecision {
     /** Do not run it; the model reads the comment. */
     record Rejected(String comment, @Nullable String decidedBy) implements ApprovalDecision {}
 
+    /**
+     * Stop the whole run: it ends {@code rejected} (seed 003's level 2), the model reads nothing more.
+     * The third answer to a result review, beside approving and rejecting the result.
+     */
+    record Aborted(String comment, @Nullable String decidedBy) implements ApprovalDecision {}
+
     /** Nobody decided in time: {@code HUMAN_INTERVENTION_TIMEOUT}. */
     record Expired() implements ApprovalDecision {
         @Override

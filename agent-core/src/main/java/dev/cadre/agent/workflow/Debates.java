@@ -76,7 +76,32 @@ final class Debates {
                         d.name(), OutcomeStatus.OK, leader, null, steps, List.of(), Map.of(), null, usage);
             }
         }
-        return tieBreak(d, positions, steps, usage);
+        return d.judge() == null ? tieBreak(d, positions, steps, usage) : judge(d, topic, positions, steps, usage);
+    }
+
+    /** Without consensus the judge agent rules on the last round's positions. */
+    private WorkflowOutcome judge(
+            Workflow.Debate d, String topic, List<Position> positions, List<StepOutcome> steps, TokenUsage usage)
+            throws InterruptedException {
+        StringBuilder prompt = new StringBuilder(topic)
+                .append("\n\nThe debate '")
+                .append(d.name())
+                .append("' found no consensus in ")
+                .append(d.maxRounds())
+                .append(" rounds. Last positions:");
+        positions.forEach(p -> prompt.append("\n- ").append(p.render()));
+        prompt.append("\n\nRule on it. Answer {\"verdict\": ..., \"argument\": ...}.");
+        StepOutcome ruling =
+                rounds.run(List.of(d.judge()), d.name(), prompt.toString()).getFirst();
+        List<StepOutcome> all = new ArrayList<>(steps);
+        all.add(ruling);
+        TokenUsage total = usage.plus(ruling.usage());
+        if (ruling.status() != OutcomeStatus.OK) {
+            return new WorkflowOutcome(
+                    d.name(), ruling.status(), null, ruling.failure(), all, List.of(), Map.of(), null, total);
+        }
+        String verdict = Position.of(d.judge(), ruling.text()).verdict().strip().toLowerCase(Locale.ROOT);
+        return new WorkflowOutcome(d.name(), OutcomeStatus.OK, verdict, null, all, List.of(), Map.of(), null, total);
     }
 
     private WorkflowOutcome tieBreak(
@@ -127,6 +152,18 @@ final class Debates {
                         OutcomeStatus.OK,
                         e.arguments().path("verdict").asString(leader == null ? "" : leader),
                         null,
+                        steps,
+                        List.of(),
+                        Map.of(),
+                        null,
+                        usage);
+            case ApprovalDecision.Aborted a ->
+                new WorkflowOutcome(
+                        d.name(),
+                        OutcomeStatus.DENIED,
+                        null,
+                        FailureCode.RUN_ABORTED.failure(
+                                "the tie-break of debate '" + d.name() + "' aborted the run: " + a.comment()),
                         steps,
                         List.of(),
                         Map.of(),

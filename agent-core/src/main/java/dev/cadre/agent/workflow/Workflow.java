@@ -2,6 +2,7 @@ package dev.cadre.agent.workflow;
 
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** A composable orchestration building block; run it with {@link WorkflowRunner}. */
 public sealed interface Workflow {
@@ -45,10 +46,21 @@ public sealed interface Workflow {
     /**
      * Participants state a verdict each round, seeing the others' previous positions, until the
      * share of the most common verdict reaches the consensus threshold or the rounds run out; then
-     * a human breaks the tie through the approval gate.
+     * the {@code judge} agent (when set) rules on the last positions, else a human breaks the tie
+     * through the approval gate.
      */
-    record Debate(String name, List<String> participants, int maxRounds, double consensusThreshold)
-            implements Workflow {
+    record Debate(
+            String name,
+            List<String> participants,
+            int maxRounds,
+            double consensusThreshold,
+            @Nullable String judge) implements Workflow {
+
+        /** A debate whose tie is broken by a human. */
+        public Debate(String name, List<String> participants, int maxRounds, double consensusThreshold) {
+            this(name, participants, maxRounds, consensusThreshold, null);
+        }
+
         public Debate {
             participants = List.copyOf(participants);
             if (participants.size() < 2) {
@@ -59,6 +71,22 @@ public sealed interface Workflow {
             }
             if (!(consensusThreshold > 0 && consensusThreshold <= 1)) {
                 throw new IllegalArgumentException("debate '" + name + "': consensusThreshold must be in (0, 1]");
+            }
+        }
+    }
+
+    /**
+     * Runs one agent per item of a list, at most {@code parallelism} at once; each answers with
+     * standard findings, merged and sorted by severity as in {@link MapReduce}. The list is
+     * {@code over}: {@code "input"} (the input's non-blank lines, or its items when it is a JSON
+     * array) or a source the runner's {@link WorkflowRunner.Items} resolves (e.g. a memory key).
+     */
+    record FanOut(String name, String agent, String over, int parallelism) implements Workflow {
+        public FanOut {
+            Objects.requireNonNull(agent, "agent");
+            Objects.requireNonNull(over, "over");
+            if (parallelism < 1) {
+                throw new IllegalArgumentException("fan_out '" + name + "': parallelism must be positive");
             }
         }
     }

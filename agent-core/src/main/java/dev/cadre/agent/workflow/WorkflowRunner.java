@@ -7,13 +7,16 @@ import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalKind;
 import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.run.RunHandle;
 import dev.cadre.agent.run.RunObserver;
 import dev.cadre.agent.run.RunOutcome;
 import dev.cadre.agent.run.RunRequest;
+import io.opentelemetry.context.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -38,13 +41,70 @@ public final class WorkflowRunner {
         this.humans = Objects.requireNonNull(humans);
     }
 
+    /**
+     * Resolves the list a {@link Workflow.FanOut} runs over when it is not {@code "input"} (e.g. a
+     * shared-memory key); the platform supplies it.
+     */
+    public interface Items {
+        /** No sources besides the input. */
+        Items NONE = (runId, source) -> {
+            throw new IllegalArgumentException("no list source '" + source + "' (only 'input' is available)");
+        };
+
+        /** The items of {@code source} for run {@code runId}. */
+        List<String> items(String runId, String source);
+    }
+
+    /**
+     * Where a workflow's steps are remembered, so a resumed run does not redo finished ones: before a
+     * step runs, {@link #replay} is asked for its session id (session ids are deterministic: the same
+     * workflow on the same input numbers its steps the same way); a finished step is told to
+     * {@link #finished}.
+     */
+    public interface StepLog {
+        /** Remembers nothing. */
+        StepLog NONE = new StepLog() {};
+
+        /** The outcome of a step finished before (a resumed run), or empty to run it. */
+        default Optional<StepOutcome> replay(String sessionId) {
+            return Optional.empty();
+        }
+
+        /** A step is about to start. */
+        default void started(String sessionId, String agent, String label) {}
+
+        /** A step ended; {@code replayed} when its outcome came from {@link #replay}. */
+        default void finished(StepOutcome step, boolean replayed) {}
+    }
+
+    /**
+     * How one workflow run is embedded: the trace context its steps' {@code invoke_agent} spans are
+     * children of (the caller's {@code invoke_workflow} span), its step log and its list sources.
+     */
+    public record Hooks(Context parent, StepLog steps, Items items) {
+        /** Root context, no step log, only the input as a list. */
+        public static final Hooks NONE = new Hooks(Context.root(), StepLog.NONE, Items.NONE);
+
+        public Hooks {
+            Objects.requireNonNull(parent, "parent");
+            Objects.requireNonNull(steps, "steps");
+            Objects.requireNonNull(items, "items");
+        }
+    }
+
     /** Checks that every agent a workflow names exists; call it at start-up on configured workflows. */
     public void validate(Workflow workflow) {
         switch (workflow) {
             case Workflow.AgentStep s -> requireAgent(s.name(), s.agent());
             case Workflow.Sequence s -> s.steps().forEach(this::validate);
             case Workflow.MapReduce m -> m.agents().forEach(a -> requireAgent(m.name(), a));
-            case Workflow.Debate d -> d.participants().forEach(a -> requireAgent(d.name(), a));
+            case Workflow.Debate d -> {
+                d.participants().forEach(a -> requireAgent(d.name(), a));
+                if (d.judge() != null) {
+                    requireAgent(d.name(), d.judge());
+                }
+            }
+            case Workflow.FanOut f -> requireAgent(f.name(), f.agent());
             case Workflow.Split s -> requireAgent(s.name(), s.agent());
             case Workflow.Handoff h -> h.agents().forEach(a -> requireAgent(h.name(), a));
         }
@@ -59,18 +119,29 @@ public final class WorkflowRunner {
     /** Runs the workflow on {@code input}; agent events go to {@code observer}. */
     public WorkflowOutcome run(String runId, Workflow workflow, String input, RunObserver observer)
             throws InterruptedException {
+        return run(runId, workflow, input, observer, Hooks.NONE);
+    }
+
+    /**
+     * Runs the workflow on {@code input} embedded as {@code hooks} say. Interrupting the calling
+     * thread cancels the steps that are running and throws {@link InterruptedException}.
+     */
+    public WorkflowOutcome run(String runId, Workflow workflow, String input, RunObserver observer, Hooks hooks)
+            throws InterruptedException {
         validate(workflow);
-        return new Execution(runId, observer).exec(workflow, input);
+        return new Execution(runId, observer, hooks).exec(workflow, input);
     }
 
     private final class Execution {
         private final String runId;
         private final RunObserver observer;
+        private final Hooks hooks;
         private final Map<String, AtomicInteger> counters = new ConcurrentHashMap<>();
 
-        Execution(String runId, RunObserver observer) {
+        Execution(String runId, RunObserver observer, Hooks hooks) {
             this.runId = runId;
             this.observer = observer;
+            this.hooks = hooks;
         }
 
         WorkflowOutcome exec(Workflow workflow, String input) throws InterruptedException {
@@ -85,6 +156,7 @@ public final class WorkflowRunner {
                                     (agents, label, roundInput) ->
                                             concurrentSteps(agents, agents.size(), label, a -> a, a -> roundInput))
                             .run(d, input);
+                case Workflow.FanOut f -> fanOut(f, input);
                 case Workflow.Split s -> split(s, input);
                 case Workflow.Handoff h -> handoff(h, input);
             };
@@ -121,8 +193,27 @@ public final class WorkflowRunner {
 
         private StepOutcome step(String label, String agent, String input, String sessionId)
                 throws InterruptedException {
-            RunOutcome o = runner.run(new RunRequest(runId, sessionId, agent, input, null), observer);
-            return new StepOutcome(label, agent, sessionId, o.status(), o.finalText(), o.failure(), o.usage());
+            Optional<StepOutcome> done = hooks.steps().replay(sessionId);
+            if (done.isPresent()) {
+                hooks.steps().finished(done.get(), true);
+                return done.get();
+            }
+            hooks.steps().started(sessionId, agent, label);
+            RunHandle handle =
+                    runner.start(new RunRequest(runId, sessionId, agent, input, null), observer, hooks.parent());
+            RunOutcome o;
+            try {
+                o = handle.outcome().get();
+            } catch (InterruptedException e) {
+                handle.cancel();
+                throw e;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("a run outcome never completes exceptionally", e);
+            }
+            StepOutcome step =
+                    new StepOutcome(label, agent, sessionId, o.status(), o.finalText(), o.failure(), o.usage());
+            hooks.steps().finished(step, false);
+            return step;
         }
 
         private WorkflowOutcome agent(String label, String agent, String input) throws InterruptedException {
@@ -133,13 +224,20 @@ public final class WorkflowRunner {
 
         private WorkflowOutcome sequence(Workflow.Sequence sequence, String mission) throws InterruptedException {
             List<StepOutcome> steps = new ArrayList<>();
+            List<Finding> findings = new ArrayList<>();
             TokenUsage usage = TokenUsage.ZERO;
             Baton baton = null;
             String previous = null;
             String text = null;
+            List<Finding> previousFindings = List.of();
             for (Workflow step : sequence.steps()) {
-                String input =
-                        baton == null ? mission : mission + "\n\nBaton from " + previous + ":\n" + baton.render();
+                String input = baton == null
+                        ? mission
+                        : mission + "\n\nBaton from " + previous + " (status ok):\n" + baton.render()
+                                + (previousFindings.isEmpty()
+                                        ? ""
+                                        : "\nFindings, most severe first:\n"
+                                                + Findings.render(Findings.aggregate(previousFindings)));
                 WorkflowOutcome out = exec(step, input);
                 steps.addAll(out.steps());
                 usage = usage.plus(out.usage());
@@ -157,15 +255,51 @@ public final class WorkflowRunner {
                             usage);
                 }
                 text = out.text();
-                baton = batonOf(text);
+                baton = out.baton() != null && !(step instanceof Workflow.AgentStep) ? out.baton() : batonOf(text);
                 previous = step.name();
+                previousFindings = out.findings().isEmpty() ? Findings.parse(step.name(), text) : out.findings();
+                findings.addAll(previousFindings);
             }
+            Findings.Aggregated aggregated = Findings.aggregate(findings);
             return new WorkflowOutcome(
-                    sequence.name(), OutcomeStatus.OK, text, null, steps, List.of(), Map.of(), baton, usage);
+                    sequence.name(),
+                    OutcomeStatus.OK,
+                    text,
+                    null,
+                    steps,
+                    aggregated.sorted(),
+                    aggregated.byTarget(),
+                    baton,
+                    usage);
         }
 
         private WorkflowOutcome mapReduce(Workflow.MapReduce m, String input) throws InterruptedException {
             List<StepOutcome> steps = concurrentSteps(m.agents(), m.agents().size(), m.name(), a -> a, a -> input);
+            return reduce(m.name(), steps);
+        }
+
+        private WorkflowOutcome fanOut(Workflow.FanOut f, String input) throws InterruptedException {
+            List<String> items =
+                    f.over().equals("input") ? itemsOf(input) : hooks.items().items(runId, f.over());
+            if (items.isEmpty()) {
+                return new WorkflowOutcome(
+                        f.name(),
+                        OutcomeStatus.OK,
+                        "0 findings (no items in " + f.over() + ")",
+                        null,
+                        List.of(),
+                        List.of(),
+                        Map.of(),
+                        null,
+                        TokenUsage.ZERO);
+            }
+            List<StepOutcome> steps =
+                    concurrentSteps(items, f.parallelism(), f.name(), item -> f.agent(), item -> item);
+            return reduce(f.name(), steps);
+        }
+
+        /** Merges the steps' findings (most severe first); failed steps are named in the report. */
+        private WorkflowOutcome reduce(String name, List<StepOutcome> steps) {
             List<Finding> all = new ArrayList<>();
             List<String> failed = new ArrayList<>();
             TokenUsage usage = TokenUsage.ZERO;
@@ -189,7 +323,7 @@ public final class WorkflowRunner {
                     : FailureCode.WORKERS_FAILED.failure(
                             failed.size() + " of " + steps.size() + " workers failed: " + String.join("; ", failed));
             return new WorkflowOutcome(
-                    m.name(),
+                    name,
                     failed.isEmpty() ? OutcomeStatus.OK : OutcomeStatus.FAILED,
                     report.toString(),
                     failure,
@@ -305,10 +439,28 @@ public final class WorkflowRunner {
                     out.add(f.get());
                 } catch (ExecutionException e) {
                     throw new IllegalStateException("a workflow step failed unexpectedly", e.getCause());
+                } catch (InterruptedException e) {
+                    // Cancelled: interrupt the running steps (each cancels its run) instead of waiting for them.
+                    executor.shutdownNow();
+                    throw e;
                 }
             }
             return out;
         }
+    }
+
+    /** The items of an input: its elements when it is a JSON array, else its non-blank lines. */
+    static List<String> itemsOf(String input) {
+        String t = input.strip();
+        if (t.startsWith("[")) {
+            JsonNode json = Findings.json(t);
+            if (json != null && json.isArray()) {
+                List<String> out = new ArrayList<>();
+                json.forEach(n -> out.add(n.isString() ? n.asString() : n.toString()));
+                return out;
+            }
+        }
+        return t.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
     }
 
     private static @Nullable JsonNode handoffDirective(@Nullable String text) {

@@ -58,7 +58,14 @@ public final class Workflows {
                         name,
                         strings(node, "participants", path),
                         node.path("maxRounds").asInt(3),
-                        node.path("consensusThreshold").asDouble(0.8));
+                        node.path("consensusThreshold").asDouble(0.8),
+                        node.path("judge").isString() ? node.path("judge").asString() : null);
+            case "fan_out" ->
+                new Workflow.FanOut(
+                        name,
+                        required(node, "agent", path),
+                        node.path("over").asString("input"),
+                        node.path("parallelism").asInt(4));
             case "split" ->
                 new Workflow.Split(
                         name,
@@ -71,8 +78,8 @@ public final class Workflows {
                         strings(node, "agents", path),
                         node.path("maxHandoffs").asInt(3));
             default ->
-                throw new IllegalArgumentException(path + ".type: expected one of agent, sequence, map_reduce, debate,"
-                        + " split, handoff but was '" + type + "'");
+                throw new IllegalArgumentException(path + ".type: expected one of agent, sequence, map_reduce, fan_out,"
+                        + " debate, split, handoff but was '" + type + "'");
         };
     }
 

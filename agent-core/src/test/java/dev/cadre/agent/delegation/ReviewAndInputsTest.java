@@ -100,6 +100,19 @@ class ReviewAndInputsTest {
     }
 
     @Test
+    void resultReview_abort_stopsTheWholeRun_denied_andTheParentNeverReadsTheResult() throws Exception {
+        RunOutcome aborted = run(
+                ReviewPolicy.REVIEW_RESULT, new ApprovalDecision.Aborted("wrong data source", "gil"), new Recorder());
+
+        assertThat(aborted.status()).isEqualTo(OutcomeStatus.DENIED);
+        assertThat(aborted.failure().code()).isEqualTo("run_aborted");
+        assertThat(aborted.failure().message()).contains("by gil").contains("wrong data source");
+        assertThat(aborted.finalText()).isNull();
+        // The orchestrator's second turn (which would read the result) never happens.
+        assertThat(model.requestsOf("orchestrator")).hasSize(1);
+    }
+
+    @Test
     void resultReview_canCorrectTheSummary_orWithdrawIt() throws Exception {
         RunOutcome corrected = run(
                 ReviewPolicy.REVIEW_RESULT,

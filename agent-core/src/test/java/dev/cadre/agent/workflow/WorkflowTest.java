@@ -40,7 +40,10 @@ class WorkflowTest {
               "frontdesk": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"billing\\", \\"summary\\": \\"customer disputes invoice 42\\", \\"next_focus\\": \\"refund\\"}}"}]},
               "billing": {"turns": [{"text": "refund issued after reading: {{input}}"}]},
               "ping": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"pong\\", \\"summary\\": \\"yours\\"}}"}]},
-              "pong": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"ping\\", \\"summary\\": \\"no, yours\\"}}"}]}}}
+              "pong": {"turns": [{"text": "{\\"handoff\\": {\\"to\\": \\"ping\\", \\"summary\\": \\"no, yours\\"}}"}]},
+              "scanner": {"variants": [{"when": "host db", "turns": [{"text": "[{\\"severity\\": \\"critical\\", \\"target\\": \\"db\\", \\"description\\": \\"disk full\\"}]"}]},
+                                       {"turns": [{"text": "[{\\"severity\\": \\"low\\", \\"target\\": \\"{{input}}\\", \\"description\\": \\"fine\\"}]"}]}]},
+              "judge": {"turns": [{"text": "{\\"verdict\\": \\"Hotfix\\", \\"argument\\": \\"smaller blast radius\\"}"}]}}}
             """;
 
     private final ScriptedModel model = ScriptedModel.fromJson(SCRIPT);
@@ -67,7 +70,9 @@ class WorkflowTest {
                         "frontdesk",
                         "billing",
                         "ping",
-                        "pong")
+                        "pong",
+                        "scanner",
+                        "judge")
                 .stream()
                 .map(n -> agent(n).build())
                 .toList();
@@ -87,7 +92,7 @@ class WorkflowTest {
 
             assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
             assertThat(out.text())
-                    .startsWith("dba read: api slow\n\nBaton from triage:\nDecisions:\n- db is the suspect")
+                    .startsWith("dba read: api slow\n\nBaton from triage (status ok):\nDecisions:\n- db is the suspect")
                     .contains(
                             "Reasons:\n- p99 comes from db",
                             "Constraints/assumptions:\n- no restart before 18:00",
@@ -237,5 +242,116 @@ class WorkflowTest {
         }
         assertThatThrownBy(() -> Workflows.fromMap(Map.of("type", "parallel")))
                 .hasMessageContaining("workflow.type: expected one of");
+    }
+
+    @Test
+    void fanOut_runsTheAgentOncePerInputLine_andSortsTheMergedFindingsBySeverity() throws Exception {
+        try (AgentRunner runner = runner()) {
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-fan",
+                            new Workflow.FanOut("hosts", "scanner", "input", 2),
+                            "host web\n\nhost db\nhost cache\n",
+                            new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.steps())
+                    .extracting(StepOutcome::sessionId)
+                    .containsExactly("wf-fan/scanner#1", "wf-fan/scanner#2", "wf-fan/scanner#3");
+            assertThat(out.findings())
+                    .extracting(f -> f.severity().name() + " " + f.target())
+                    .containsExactly("CRITICAL db", "LOW host cache", "LOW host web");
+        }
+    }
+
+    @Test
+    void fanOut_readsItsListFromTheItemsPort_whenNotOverTheInput() throws Exception {
+        try (AgentRunner runner = runner()) {
+            WorkflowRunner.Hooks hooks = new WorkflowRunner.Hooks(
+                    io.opentelemetry.context.Context.root(),
+                    WorkflowRunner.StepLog.NONE,
+                    (runId, source) -> source.equals("memory:hosts/all") ? List.of("host db", "host mail") : List.of());
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-fan2",
+                            new Workflow.FanOut("hosts", "scanner", "memory:hosts/all", 4),
+                            "scan",
+                            new Recorder(),
+                            hooks);
+
+            assertThat(out.findings())
+                    .extracting(f -> f.severity().name() + " " + f.target())
+                    .containsExactly("CRITICAL db", "LOW host mail");
+        }
+    }
+
+    @Test
+    void debate_withoutConsensus_asksTheJudge_notAHuman() throws Exception {
+        try (AgentRunner runner = runner()) {
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-judge",
+                            new Workflow.Debate("fix", List.of("sre", "stubborn"), 2, 0.8, "judge"),
+                            "fix or rollback?",
+                            new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.text()).isEqualTo("hotfix");
+            assertThat(asked).isEmpty();
+            assertThat(out.steps()).extracting(StepOutcome::sessionId).last().isEqualTo("wf-judge/judge#1");
+            assertThat(model.requestsOf("judge").getFirst().messages().getLast().toString())
+                    .contains("no consensus in 2 rounds", "sre: rollback", "stubborn: hotfix");
+        }
+    }
+
+    @Test
+    void stepLog_replaysFinishedSteps_withoutRunningTheirAgentsAgain() throws Exception {
+        try (AgentRunner runner = runner()) {
+            Workflow flow = new Workflow.Sequence(
+                    "incident",
+                    List.of(new Workflow.AgentStep("triage", "triage"), new Workflow.AgentStep("dba", "dba")));
+            StepOutcome remembered = new StepOutcome(
+                    "triage",
+                    "triage",
+                    "wf-replay/triage#1",
+                    OutcomeStatus.OK,
+                    "{\"decisions\": [\"remembered decision\"]}",
+                    null,
+                    dev.cadre.agent.TokenUsage.ZERO);
+            List<String> seen = new CopyOnWriteArrayList<>();
+            WorkflowRunner.StepLog log = new WorkflowRunner.StepLog() {
+                @Override
+                public java.util.Optional<StepOutcome> replay(String sessionId) {
+                    return sessionId.equals(remembered.sessionId())
+                            ? java.util.Optional.of(remembered)
+                            : java.util.Optional.empty();
+                }
+
+                @Override
+                public void started(String sessionId, String agent, String label) {
+                    seen.add("started " + sessionId);
+                }
+
+                @Override
+                public void finished(StepOutcome step, boolean replayed) {
+                    seen.add((replayed ? "replayed " : "finished ") + step.sessionId());
+                }
+            };
+
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-replay",
+                            flow,
+                            "api slow",
+                            new Recorder(),
+                            new WorkflowRunner.Hooks(
+                                    io.opentelemetry.context.Context.root(), log, WorkflowRunner.Items.NONE));
+
+            assertThat(model.requestsOf("triage")).isEmpty();
+            assertThat(out.text()).contains("remembered decision");
+            assertThat(seen)
+                    .containsExactly(
+                            "replayed wf-replay/triage#1", "started wf-replay/dba#1", "finished wf-replay/dba#1");
+        }
     }
 }

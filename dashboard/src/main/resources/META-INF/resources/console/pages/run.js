@@ -157,7 +157,8 @@ export async function render(root, route, ctx) {
         children: [], parent,
       };
       n.children = node.children.map((c) => convert(c, n));
-      if (n.kind === 'agent' && n.sessionId) bySession.set(n.sessionId, n);
+      // A workflow's span stands for the run's session: its steps' sessions hang under it.
+      if ((n.kind === 'agent' || n.kind === 'workflow') && n.sessionId) bySession.set(n.sessionId, n);
       return n;
     };
     for (const r of trace?.roots || []) {
@@ -338,7 +339,7 @@ function fact(label, value) {
 }
 
 function labelOf(n) {
-  if (n.kind === 'agent') return n.agent || n.name;
+  if (n.kind === 'agent' || n.kind === 'workflow') return n.agent || n.name;
   if (n.kind === 'tool') return n.tool || n.name;
   if (n.kind === 'model') return n.model || n.name;
   return n.name;

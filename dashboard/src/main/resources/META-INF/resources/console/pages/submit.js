@@ -1,15 +1,27 @@
-// Submit: start a run on any agent and go straight to its live view.
+// Submit: start a run on any agent or declared workflow and go straight to its live view.
 import { get, post } from '../api.js';
 import { h, clear, errorBox, guard, viewerNote, esc } from '../ui.js';
 
 export async function render(root, route, ctx) {
   let agents;
-  try { agents = await get('/api/v1/agents'); } catch (e) { clear(root, h('h1', {}, 'Start a run'), errorBox(e)); return null; }
-  const chosen = route.params.agent || (agents.find((a) => a.workers.length) || agents[0])?.name;
+  let workflows;
+  try {
+    [agents, workflows] = await Promise.all([get('/api/v1/agents'), get('/api/v1/workflows')]);
+  } catch (e) { clear(root, h('h1', {}, 'Start a run'), errorBox(e)); return null; }
+  // Internal agents and workflows are workers and steps only: nobody starts them directly.
+  agents = agents.filter((a) => !a.internal);
+  workflows = workflows.filter((w) => !w.internal);
+  const chosen = route.params.agent || (agents.find((a) => a.workers.length) || agents[0] || workflows[0])?.name;
   const agent = h('select', { id: 'submit-agent', name: 'agent', required: true, 'aria-describedby': 'agent-desc' },
-    agents.map((a) => h('option', { value: a.name, selected: a.name === chosen }, a.workers.length ? `${a.name} (orchestrator)` : a.name)));
+    h('optgroup', { label: 'Agents' },
+      agents.map((a) => h('option', { value: a.name, selected: a.name === chosen }, a.workers.length ? `${a.name} (orchestrator)` : a.name))),
+    workflows.length ? h('optgroup', { label: 'Workflows', id: 'submit-workflows' },
+      workflows.map((w) => h('option', { value: w.name, selected: w.name === chosen, 'data-workflow': w.type }, `${w.name} (${w.type} workflow)`))) : null);
   const desc = h('p', { class: 'help', id: 'agent-desc' });
-  const showDesc = () => { desc.textContent = agents.find((a) => a.name === agent.value)?.description || ''; };
+  const showDesc = () => {
+    const w = workflows.find((x) => x.name === agent.value);
+    desc.textContent = w ? `${w.description} Steps run: ${w.agents.join(', ')}.` : agents.find((a) => a.name === agent.value)?.description || '';
+  };
   agent.addEventListener('change', showDesc);
   showDesc();
   const input = h('textarea', { id: 'submit-input', name: 'input', rows: 5, required: true, 'aria-describedby': 'input-error', placeholder: 'e.g. check host web-1: users report slow pages' });

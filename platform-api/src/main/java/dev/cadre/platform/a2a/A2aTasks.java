@@ -1,6 +1,5 @@
 package dev.cadre.platform.a2a;
 
-import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.model.UntrustedText;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalRecord;
@@ -68,7 +67,8 @@ class A2aTasks {
             @Nullable String contextId,
             String messageId,
             boolean blocking,
-            @Nullable Integer historyLength) {}
+            @Nullable Integer historyLength,
+            RunService.Envelope envelope) {}
 
     /** A parsed ListTasks request. */
     record ListRequest(
@@ -126,7 +126,7 @@ class A2aTasks {
                         .with("param", "configuration.pushNotificationConfig");
             }
         }
-        return new SendRequest(agent, input, contextId, messageId, blocking, historyLength);
+        return new SendRequest(agent, input, contextId, messageId, blocking, historyLength, envelope(message, params));
     }
 
     /** How an A2A message starts a run's input; the message itself follows, fenced as data. */
@@ -152,7 +152,8 @@ class A2aTasks {
                             fenced(request.input()),
                             request.contextId(),
                             caller,
-                            TaskWire.MESSAGE_KEY_PREFIX + request.messageId())
+                            TaskWire.MESSAGE_KEY_PREFIX + request.messageId(),
+                            request.envelope())
                     .run();
         } catch (ApiProblem p) {
             throw translate(p, null);
@@ -200,7 +201,10 @@ class A2aTasks {
                 r.createdAt(),
                 r.startedAt(),
                 r.finishedAt(),
-                r.updatedAt());
+                r.updatedAt(),
+                r.retryOf(),
+                r.priority(),
+                r.deadline());
     }
 
     RunRecord find(String taskId) {
@@ -431,10 +435,11 @@ class A2aTasks {
             String path = source[0] + "." + source[1];
             String name = Params.optionalString(metadata, source[1], path);
             if (name != null) {
-                if (catalog.find(name).isEmpty()) {
+                if (!catalog.runnable(name) || catalog.isInternal(name)) {
                     throw JsonRpcException.invalidParams(
                                     path,
-                                    "unknown agent '" + name + "' (skills on the Agent Card: " + agentNames() + ")")
+                                    "unknown agent or workflow '" + name + "' (skills on the Agent Card: "
+                                            + agentNames() + ")")
                             .with("value", name);
                 }
                 return name;
@@ -449,8 +454,47 @@ class A2aTasks {
         return settings.defaultAgent();
     }
 
+    /**
+     * Seed 003's task envelope in the message's (or the request's) metadata: {@code priority}
+     * (low, normal, high, urgent) and {@code deadline} (an ISO-8601 instant).
+     */
+    private static RunService.Envelope envelope(ObjectNode message, ObjectNode params) {
+        String priority = null;
+        String deadline = null;
+        for (String source : List.of("message.metadata", "metadata")) {
+            ObjectNode metadata =
+                    Params.optionalObject(source.equals("metadata") ? params : message, "metadata", source);
+            if (metadata == null) {
+                continue;
+            }
+            if (priority == null) {
+                priority = Params.optionalString(metadata, "priority", source + ".priority");
+            }
+            if (deadline == null) {
+                deadline = Params.optionalString(metadata, "deadline", source + ".deadline");
+            }
+        }
+        int p;
+        try {
+            p = RunService.Envelope.priority(priority, "metadata.priority");
+        } catch (ApiProblem e) {
+            throw JsonRpcException.invalidParams("metadata.priority", e.getMessage());
+        }
+        java.time.Instant d = null;
+        if (deadline != null) {
+            try {
+                d = java.time.Instant.parse(deadline);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw JsonRpcException.invalidParams(
+                        "metadata.deadline",
+                        "'" + deadline + "' is not an ISO-8601 instant such as 2026-12-01T00:00:00Z");
+            }
+        }
+        return new RunService.Envelope(null, p, d);
+    }
+
     private List<String> agentNames() {
-        return catalog.specs().stream().map(AgentSpec::name).toList();
+        return catalog.entryPoints();
     }
 
     private void refuseFollowUp(String taskId) {

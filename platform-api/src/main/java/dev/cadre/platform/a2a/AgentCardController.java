@@ -159,9 +159,11 @@ class AgentCardController {
 
     private List<Skill> skills() {
         List<AgentSpec> specs = new ArrayList<>(catalog.specs());
+        // Internal agents are workers and steps only (seed 004's entry-only gateway): no skill of theirs.
+        specs.removeIf(s -> catalog.isInternal(s.name()));
         // The default agent first: a client that just takes the first skill gets what a message without one gets.
         specs.sort(Comparator.comparing((AgentSpec s) -> !s.name().equals(settings.defaultAgent())));
-        return specs.stream()
+        List<Skill> skills = specs.stream()
                 .map(s -> {
                     List<String> tags = new ArrayList<>();
                     tags.add("cadre");
@@ -179,6 +181,20 @@ class AgentCardController {
                             List.of("text/plain"),
                             List.of("text/plain"));
                 })
-                .toList();
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        // Declared workflows are skills too: a message names one in its metadata like an agent.
+        for (var w : catalog.workflows()) {
+            if (!w.internal()) {
+                skills.add(new Skill(
+                        w.name(),
+                        w.name(),
+                        w.description().strip(),
+                        List.of("cadre", "workflow", w.type()),
+                        null,
+                        List.of("text/plain"),
+                        List.of("text/plain")));
+            }
+        }
+        return skills;
     }
 }

@@ -47,6 +47,8 @@ public final class AgentCatalog {
     private final ToolRegistry tools;
     private final @Nullable ScriptedModel scripted;
     private final Map<String, List<String>> memoryNamespaces;
+    private Map<String, DeclaredWorkflow> workflows = Map.of();
+    private Set<String> internalAgents = Set.of();
 
     private AgentCatalog(
             List<AgentSpec> specs,
@@ -124,6 +126,9 @@ public final class AgentCatalog {
                         + providers.providers() + "; see docs/configuration.md)");
             }
         }
+        WorkflowConfig.Loaded declared =
+                new WorkflowConfig().load(files, new java.util.LinkedHashSet<>(byName.keySet()));
+        problems.addAll(declared.problems());
         ScriptedModel scripted = null;
         if (!loaded.scripts().isEmpty()) {
             try {
@@ -151,8 +156,46 @@ public final class AgentCatalog {
                 "Loaded {} agents from {}",
                 loaded.specs().size(),
                 files.stream().map(Resource::getFilename).toList());
-        return new AgentCatalog(
+        AgentCatalog catalog = new AgentCatalog(
                 loaded.specs(), loaded.sourceOf(), tree, registry, scriptedModel, loaded.memoryNamespaces());
+        catalog.workflows = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(declared.workflows()));
+        catalog.internalAgents = Set.copyOf(declared.internalAgents());
+        return catalog;
+    }
+
+    /** The declared workflows, in file order. */
+    public List<DeclaredWorkflow> workflows() {
+        return List.copyOf(workflows.values());
+    }
+
+    /** The workflow named {@code name}, if one is declared. */
+    public Optional<DeclaredWorkflow> workflow(String name) {
+        return Optional.ofNullable(workflows.get(name));
+    }
+
+    /** Whether {@code name} is an agent or a workflow a run can start with. */
+    public boolean runnable(String name) {
+        return find(name).isPresent() || workflows.containsKey(name);
+    }
+
+    /**
+     * Whether the agent or workflow is marked {@code internal}: a worker or step only, never started
+     * directly over REST or A2A (seed 004's entry-only gateway).
+     */
+    public boolean isInternal(String name) {
+        DeclaredWorkflow w = workflows.get(name);
+        return w != null ? w.internal() : internalAgents.contains(name);
+    }
+
+    /** The names callers may start runs with: agents and workflows not marked internal. */
+    public List<String> entryPoints() {
+        List<String> out = new ArrayList<>();
+        specs.stream().map(AgentSpec::name).filter(n -> !isInternal(n)).forEach(out::add);
+        workflows.values().stream()
+                .filter(w -> !w.internal())
+                .map(DeclaredWorkflow::name)
+                .forEach(out::add);
+        return out;
     }
 
     public List<AgentSpec> specs() {

@@ -37,9 +37,10 @@ final class AgentConfigLoader {
             "budget",
             "review",
             "maxDepth",
-            "memory");
+            "memory",
+            "internal");
     private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
-    private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts");
+    private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts", "workflows");
 
     private final YAMLMapper yaml = YAMLMapper.builder().build();
 

@@ -1,10 +1,14 @@
 package dev.cadre.platform.agents;
 
 import dev.cadre.agent.AgentSpec;
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.security.Role;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -40,18 +44,29 @@ class AgentController {
             String review,
             int maxDepth,
             String source,
-            StatsView stats) {}
+            StatsView stats,
+            boolean internal) {}
 
+    /** Internal agents (workers only) are listed for admins; to anyone else they do not exist. */
     @Operation(summary = "List the agents")
     @GetMapping
-    List<AgentView> list() {
-        return catalog.specs().stream().map(this::view).toList();
+    List<AgentView> list(@AuthenticationPrincipal CadrePrincipal caller) {
+        return catalog.specs().stream()
+                .filter(s -> visible(s.name(), caller))
+                .map(this::view)
+                .toList();
     }
 
     @Operation(summary = "Get one agent")
     @GetMapping("/{name}")
-    AgentView get(@PathVariable String name) {
-        return view(catalog.find(name).orElseThrow(() -> ApiProblem.notFound("agent", name)));
+    AgentView get(@PathVariable String name, @AuthenticationPrincipal CadrePrincipal caller) {
+        return view(catalog.find(name)
+                .filter(s -> visible(s.name(), caller))
+                .orElseThrow(() -> ApiProblem.notFound("agent", name)));
+    }
+
+    private boolean visible(String name, @Nullable CadrePrincipal caller) {
+        return !catalog.isInternal(name) || (caller != null && caller.role() == Role.ADMIN);
     }
 
     private AgentView view(AgentSpec s) {
@@ -78,7 +93,8 @@ class AgentController {
                 s.review().name().toLowerCase(Locale.ROOT),
                 s.maxDepth(),
                 catalog.sourceOf(s.name()),
-                stats(s.name()));
+                stats(s.name()),
+                catalog.isInternal(s.name()));
     }
 
     private StatsView stats(String agent) {

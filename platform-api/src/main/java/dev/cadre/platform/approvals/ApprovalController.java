@@ -32,7 +32,8 @@ import tools.jackson.databind.json.JsonMapper;
 @RequestMapping("/api/v1/approvals")
 class ApprovalController {
 
-    private static final List<String> STATUSES = List.of("pending", "approved", "rejected", "expired", "canceled");
+    private static final List<String> STATUSES =
+            List.of("pending", "approved", "rejected", "expired", "canceled", "aborted");
 
     private final ApprovalService approvals;
     private final RunSubmitters submitters;
@@ -131,6 +132,20 @@ class ApprovalController {
         requireSeparateDecider(id, actor);
         String comment = body == null ? null : body.comment();
         return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.name()));
+    }
+
+    /**
+     * The third answer (seed 003 level 2): stop the whole run, which ends {@code rejected}. For a
+     * result review this is what "reject" is not: rejecting withdraws one result, abort ends the run.
+     */
+    @PostMapping(value = "/{id}/abort", produces = MediaType.APPLICATION_JSON_VALUE)
+    ApprovalView abort(
+            @PathVariable String id,
+            @Valid @RequestBody(required = false) @Nullable RejectRequest body,
+            @AuthenticationPrincipal CadrePrincipal actor) {
+        requireSeparateDecider(id, actor);
+        String comment = body == null ? null : body.comment();
+        return view(approvals.decide(id, new ApprovalService.Decision.Abort(comment), actor.name()));
     }
 
     /**

@@ -28,6 +28,9 @@ public record ApprovalRecord(
     public static final String APPROVED = "approved";
     public static final String REJECTED = "rejected";
     public static final String EXPIRED = "expired";
+    /** Decided with abort: the run stops as rejected. */
+    public static final String ABORTED = "aborted";
+
     public static final String CANCELED = "canceled";
 
     public boolean pending() {

@@ -76,6 +76,9 @@ public class ApprovalService implements ApprovalGate {
                 @Nullable String comment) implements Decision {}
 
         record Reject(@Nullable String comment) implements Decision {}
+
+        /** Stop the whole run (it ends rejected). */
+        record Abort(@Nullable String comment) implements Decision {}
     }
 
     @Override
@@ -151,6 +154,14 @@ public class ApprovalService implements ApprovalGate {
                         r.comment() == null || r.comment().isBlank() ? "rejected by " + actor : r.comment(),
                         actor,
                         now);
+            case Decision.Abort r ->
+                store.decide(
+                        id,
+                        ApprovalRecord.ABORTED,
+                        null,
+                        r.comment() == null || r.comment().isBlank() ? "aborted by " + actor : r.comment(),
+                        actor,
+                        now);
         };
         ApprovalRecord after = get(id);
         if (!applied) {
@@ -159,6 +170,7 @@ public class ApprovalService implements ApprovalGate {
         String action = switch (decision) {
             case Decision.Approve a -> a.editedArguments() == null ? "approval.approve" : "approval.approve_with_edits";
             case Decision.Reject r -> "approval.reject";
+            case Decision.Abort r -> "approval.abort";
         };
         audit.record(
                 actor,
@@ -222,6 +234,8 @@ public class ApprovalService implements ApprovalGate {
             case ApprovalRecord.REJECTED, ApprovalRecord.CANCELED ->
                 new ApprovalDecision.Rejected(r.comment() == null ? "rejected" : r.comment(), r.decidedBy());
             case ApprovalRecord.EXPIRED -> new ApprovalDecision.Expired();
+            case ApprovalRecord.ABORTED ->
+                new ApprovalDecision.Aborted(r.comment() == null ? "aborted" : r.comment(), r.decidedBy());
             default -> throw new IllegalStateException("approval " + r.id() + " is still " + r.status());
         };
     }

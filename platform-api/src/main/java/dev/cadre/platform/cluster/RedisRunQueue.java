@@ -79,10 +79,24 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
         this.reader = Thread.ofPlatform().daemon().name("cadre-run-reader").start(this::readLoop);
     }
 
+    /** Priorities with a stream of their own, highest first (normal, 0, keeps the original key). */
+    static final List<Integer> PRIORITIES = List.of(2, 1, 0, -1);
+
+    /** The stream of a priority: higher priorities are read first. */
+    String streamOf(int priority) {
+        int p = Math.max(-1, Math.min(2, priority));
+        return p == 0 ? stream : stream + ":p" + p;
+    }
+
     @Override
     public void enqueue(String runId) {
+        enqueue(runId, 0);
+    }
+
+    @Override
+    public void enqueue(String runId, int priority) {
         try {
-            commands.sync().xadd(stream, Map.of(FIELD, runId));
+            commands.sync().xadd(streamOf(priority), Map.of(FIELD, runId));
         } catch (RuntimeException e) {
             // Redis down: run it here rather than not at all (the lease still guards exclusivity).
             log.warn("Redis did not take run {} ({}); executing it on this instance", runId, e.getMessage());
@@ -132,7 +146,9 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
             try {
                 if (blocking == null || !blocking.isOpen()) {
                     blocking = client.connect();
-                    ensureGroup(blocking.sync());
+                    for (int p : PRIORITIES) {
+                        ensureGroup(blocking.sync(), streamOf(p));
+                    }
                 }
                 RedisCommands<String, String> redis = blocking.sync();
                 int free = slots.available();
@@ -142,22 +158,45 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
                 }
                 if (System.currentTimeMillis() - lastClaim > claimIdle.toMillis() / 2) {
                     lastClaim = System.currentTimeMillis();
-                    var claimed = redis.xautoclaim(
-                            stream,
-                            XAutoClaimArgs.Builder.xautoclaim(Consumer.from(group, consumer), claimIdle, "0-0")
-                                    .count(Math.min(free, 16)));
-                    if (claimed != null && !claimed.getMessages().isEmpty()) {
-                        log.info(
-                                "Claimed {} runs from silent executors",
-                                claimed.getMessages().size());
-                        dispatch(claimed.getMessages());
+                    boolean claimedAny = false;
+                    for (int p : PRIORITIES) {
+                        var claimed = redis.xautoclaim(
+                                streamOf(p),
+                                XAutoClaimArgs.Builder.xautoclaim(Consumer.from(group, consumer), claimIdle, "0-0")
+                                        .count(Math.min(free, 16)));
+                        if (claimed != null && !claimed.getMessages().isEmpty()) {
+                            log.info(
+                                    "Claimed {} runs from silent executors",
+                                    claimed.getMessages().size());
+                            dispatch(claimed.getMessages());
+                            claimedAny = true;
+                            break;
+                        }
+                    }
+                    if (claimedAny) {
                         continue;
                     }
                 }
-                List<StreamMessage<String, String>> messages = redis.xreadgroup(
-                        Consumer.from(group, consumer),
-                        XReadArgs.Builder.block(Duration.ofSeconds(1)).count(free),
-                        XReadArgs.StreamOffset.lastConsumed(stream));
+                // Highest priority first: the first stream with waiting runs fills the free slots.
+                List<StreamMessage<String, String>> messages = null;
+                for (int p : PRIORITIES) {
+                    messages = redis.xreadgroup(
+                            Consumer.from(group, consumer),
+                            XReadArgs.Builder.count(free),
+                            XReadArgs.StreamOffset.lastConsumed(streamOf(p)));
+                    if (messages != null && !messages.isEmpty()) {
+                        break;
+                    }
+                }
+                if (messages == null || messages.isEmpty()) {
+                    // Nothing waiting: block on every stream for the next run, whichever priority.
+                    messages = redis.xreadgroup(
+                            Consumer.from(group, consumer),
+                            XReadArgs.Builder.block(Duration.ofSeconds(1)).count(1),
+                            PRIORITIES.stream()
+                                    .map(p -> XReadArgs.StreamOffset.lastConsumed(streamOf(p)))
+                                    .toArray(XReadArgs.StreamOffset[]::new));
+                }
                 if (messages != null && !messages.isEmpty()) {
                     dispatch(messages);
                 }
@@ -198,7 +237,7 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
                 } finally {
                     slot.close();
                     try {
-                        commands.sync().xack(stream, group, m.getId());
+                        commands.sync().xack(m.getStream(), group, m.getId());
                     } catch (RuntimeException e) {
                         // Unacknowledged: another instance may claim it; the lease makes that harmless.
                         log.debug("Could not acknowledge run {}: {}", runId, e.getMessage());
@@ -208,9 +247,9 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
         }
     }
 
-    private void ensureGroup(RedisCommands<String, String> redis) {
+    private void ensureGroup(RedisCommands<String, String> redis, String key) {
         try {
-            redis.xgroupCreate(XReadArgs.StreamOffset.from(stream, "0"), group, XGroupCreateArgs.Builder.mkstream());
+            redis.xgroupCreate(XReadArgs.StreamOffset.from(key, "0"), group, XGroupCreateArgs.Builder.mkstream());
         } catch (RedisBusyException exists) {
             // BUSYGROUP: another instance created it first.
         }

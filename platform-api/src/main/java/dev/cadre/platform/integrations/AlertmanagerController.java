@@ -1,5 +1,7 @@
 package dev.cadre.platform.integrations;
 
+import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.agents.AgentConfigException;
 import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
@@ -8,6 +10,10 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
@@ -31,8 +37,40 @@ class AlertmanagerController {
             IncidentService incidents,
             RunService runs,
             JsonMapper json,
-            @Value("${cadre.integrations.alertmanager.agent:ops-orchestrator}") String agent) {
-        this.intake = new AlertmanagerIntake(incidents, runs, json, agent);
+            @Value("${cadre.integrations.alertmanager.agent:ops-orchestrator}") String agent,
+            @Value("${cadre.integrations.alertmanager.routes:}") List<String> routes,
+            AgentCatalog catalog) {
+        this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog));
+    }
+
+    /**
+     * {@code cadre.integrations.alertmanager.routes}: {@code alertname=agent-or-workflow} entries; an
+     * alert whose name has no route starts the default agent. Checked at start-up, so a typo does not
+     * wait for the first alert of that name to show.
+     */
+    static Map<String, String> routes(List<String> entries, AgentCatalog catalog) {
+        Map<String, String> out = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (String entry : entries) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            int eq = entry.indexOf('=');
+            if (eq <= 0 || eq == entry.length() - 1) {
+                problems.add("cadre.integrations.alertmanager.routes: '" + entry + "' is not alertname=agent");
+                continue;
+            }
+            String target = entry.substring(eq + 1).strip();
+            if (!catalog.runnable(target)) {
+                problems.add("cadre.integrations.alertmanager.routes: '" + entry + "': unknown agent or workflow '"
+                        + target + "' (configured: " + catalog.entryPoints() + ")");
+            }
+            out.put(entry.substring(0, eq).strip(), target);
+        }
+        if (!problems.isEmpty()) {
+            throw new AgentConfigException(problems);
+        }
+        return out;
     }
 
     @Operation(summary = "Receive an Alertmanager webhook (payload version 4)")

@@ -33,8 +33,19 @@ public final class AlertmanagerIntake {
     private final RunService runs;
     private final JsonMapper json;
     private final String agent;
+    private final Map<String, String> routes;
 
     public AlertmanagerIntake(IncidentService incidents, RunService runs, JsonMapper json, String agent) {
+        this(incidents, runs, json, agent, Map.of());
+    }
+
+    /**
+     * An intake that starts {@code routes.get(alertname)} (an agent or a declared workflow) for the
+     * alerts it names, and {@code agent} for every other alert.
+     */
+    public AlertmanagerIntake(
+            IncidentService incidents, RunService runs, JsonMapper json, String agent, Map<String, String> routes) {
+        this.routes = Map.copyOf(routes);
         this.incidents = incidents;
         this.runs = runs;
         this.json = json;
@@ -99,8 +110,10 @@ public final class AlertmanagerIntake {
             ObjectNode context = json.createObjectNode();
             context.put("incident", incident.id());
             context.put("fingerprint", fingerprint);
+            String target = routes.getOrDefault(alertname, agent);
             RunService.Submitted submitted =
-                    runs.submit(agent, input, context.toString(), principal, "alertmanager:" + incident.id());
+                    runs.submit(target, input, context.toString(), principal, "alertmanager:" + incident.id());
+            r.put("agent", target);
             incidents.linkRun(submitted.run().id(), incident.id(), writer);
             log.info(
                     "Alert {} opened incident {}; triage run {}",

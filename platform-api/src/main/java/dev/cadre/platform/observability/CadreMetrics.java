@@ -46,6 +46,7 @@ public class CadreMetrics
                 RunExecutor.RunLifecycleListener,
                 MemoryListener,
                 ApprovalService.ApprovalListener,
+                dev.cadre.platform.runs.WorkflowRuns.StepListener,
                 SmartInitializingSingleton {
 
     /** The statuses a run ends with, as {@code cadre_runs_total} labels them. */
@@ -90,7 +91,30 @@ public class CadreMetrics
         AgentCatalog agents = catalog.getIfAvailable();
         if (agents != null) {
             registerKnown(agents.specs());
+            for (var w : agents.workflows()) {
+                for (RunStatus status : RUN_ENDS) {
+                    runs(w.name(), status.wire());
+                }
+            }
         }
+    }
+
+    /** A workflow's step ended: {@code cadre_workflow_steps_total{workflow, agent, outcome}}. */
+    @Override
+    public void stepFinished(String workflow, dev.cadre.agent.workflow.StepOutcome step) {
+        Counter.builder("cadre.workflow.steps")
+                .description("Steps of workflow runs, by workflow, agent and outcome")
+                .tags(
+                        "workflow",
+                        workflow,
+                        "agent",
+                        step.agent(),
+                        "outcome",
+                        outcome(
+                                step.status(),
+                                step.failure() == null ? null : step.failure().category()))
+                .register(registry)
+                .increment();
     }
 
     /** Registers, at zero, the counters of these agents and of the workers they delegate to. */

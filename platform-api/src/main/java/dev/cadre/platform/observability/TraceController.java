@@ -116,6 +116,7 @@ class TraceController {
                 ? "other"
                 : switch (operation) {
                     case "invoke_agent" -> "agent";
+                    case "invoke_workflow" -> "workflow";
                     case "execute_tool" -> "tool";
                     case "chat" -> "model";
                     default -> "other";

@@ -121,6 +121,10 @@ public class EventJson {
                 o.put("kind", "rejected");
                 o.put("comment", r.comment());
             }
+            case ApprovalDecision.Aborted a -> {
+                o.put("kind", "aborted");
+                o.put("comment", a.comment());
+            }
             case ApprovalDecision.Expired x -> o.put("kind", "expired");
         }
         o.put("decidedBy", d.decidedBy());

@@ -29,29 +29,62 @@ public final class InProcessRunQueue implements RunQueue, AutoCloseable {
         this.executor = executor;
     }
 
+    /** A waiting run: higher priority first, then in the order they came. */
+    private record Waiting(String runId, int priority, long order) implements Comparable<Waiting> {
+        @Override
+        public int compareTo(Waiting o) {
+            return priority != o.priority ? Integer.compare(o.priority, priority) : Long.compare(order, o.order);
+        }
+    }
+
+    private final java.util.concurrent.PriorityBlockingQueue<Waiting> byPriority =
+            new java.util.concurrent.PriorityBlockingQueue<>();
+    private final java.util.concurrent.atomic.AtomicLong arrivals = new java.util.concurrent.atomic.AtomicLong();
+
     @Override
     public void enqueue(String runId) {
+        enqueue(runId, 0);
+    }
+
+    /**
+     * One waiting thread per run; whichever gets a slot takes the best run waiting at that moment
+     * (not necessarily its own), so a free slot always goes to the highest priority, FIFO within one.
+     */
+    @Override
+    public void enqueue(String runId, int priority) {
         if (!pending.add(runId)) {
             return;
         }
         waiting.incrementAndGet();
+        byPriority.add(new Waiting(runId, priority, arrivals.incrementAndGet()));
         threads.execute(() -> {
             ExecutionSlots.Slot slot = null;
+            String taken = null;
             try {
                 slot = slots.acquire();
+                Waiting next = byPriority.poll();
+                if (next == null) {
+                    return; // cannot happen: every waiting thread has its entry
+                }
+                taken = next.runId();
                 waiting.decrementAndGet();
                 running.incrementAndGet();
-                executor.accept(runId, slot);
+                executor.accept(taken, slot);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
-                log.error("Run {} could not be executed", runId, e);
+                log.error("Run {} could not be executed", taken, e);
             } finally {
-                pending.remove(runId);
-                if (slot != null) {
+                if (taken != null) {
+                    pending.remove(taken);
+                }
+                if (slot != null && taken != null) {
                     running.decrementAndGet();
                     slot.close();
                 } else {
+                    if (slot != null) {
+                        slot.close();
+                    }
                     waiting.decrementAndGet();
                 }
             }

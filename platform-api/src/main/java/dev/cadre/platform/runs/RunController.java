@@ -53,11 +53,17 @@ class RunController {
         this.redactor = redactor;
     }
 
-    /** {@code context} may be text or any JSON value (stored as its JSON text). */
+    /**
+     * {@code context} may be text or any JSON value (stored as its JSON text); {@code workflow} names
+     * a declared workflow instead of {@code agent} (either field accepts a workflow's name).
+     */
     record SubmitRunRequest(
             @Nullable String agent,
             @Nullable String input,
-            @Nullable JsonNode context) {}
+            @Nullable JsonNode context,
+            @Nullable String workflow,
+            @Nullable String priority,
+            @Nullable String deadline) {}
 
     record ErrorView(
             String category,
@@ -85,7 +91,10 @@ class RunController {
             @Nullable Instant startedAt,
             @Nullable Instant finishedAt,
             @Nullable Long durationMs,
-            Map<String, String> links) {}
+            Map<String, String> links,
+            @Nullable String retryOf,
+            String priority,
+            @Nullable Instant deadline) {}
 
     record RunPage(List<RunView> items, long total, int offset, int limit) {}
 
@@ -112,7 +121,23 @@ class RunController {
                 : body.context().isString()
                         ? body.context().asString()
                         : body.context().toString();
-        RunService.Submitted s = runs.submit(body.agent(), body.input(), context, caller.name(), idempotencyKey);
+        String agent = body.agent();
+        if (body.workflow() != null && !body.workflow().isBlank()) {
+            if (agent != null && !agent.isBlank() && !agent.equals(body.workflow())) {
+                throw ApiProblem.badField("workflow", "give either 'agent' or 'workflow', not two different names")
+                        .with("value", body.workflow());
+            }
+            if (!runs.isWorkflow(body.workflow())) {
+                throw ApiProblem.badField("workflow", "'" + body.workflow() + "' is not a declared workflow")
+                        .with("value", body.workflow());
+            }
+            agent = body.workflow();
+        }
+        RunService.Envelope envelope = new RunService.Envelope(
+                null,
+                RunService.Envelope.priority(body.priority(), "priority"),
+                body.deadline() == null || body.deadline().isBlank() ? null : time("deadline", body.deadline()));
+        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.name(), idempotencyKey, envelope);
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")));
@@ -120,6 +145,19 @@ class RunController {
             response.header("Idempotent-Replayed", "true");
         }
         return response.body(view);
+    }
+
+    /** Starts the run again: a new run with the same agent and input, whose {@code retryOf} names this one. */
+    @Operation(summary = "Retry a run: a new run with the same agent and input, linked to this one")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @ApiResponse(responseCode = "202", description = "Accepted: the new run is queued")
+    @ApiResponse(responseCode = "409", description = "The run has not ended yet")
+    @PostMapping(value = "/{id}/retry", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<RunView> retry(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        RunView view = view(runs.retry(id, caller.name()).run());
+        return ResponseEntity.status(HttpStatus.ACCEPTED)
+                .location(URI.create(view.links().get("self")))
+                .body(view);
     }
 
     @Operation(summary = "Get a run")
@@ -242,6 +280,10 @@ class RunController {
                         "events", self + "/events",
                         "trace", self + "/trace",
                         "cancel", self + "/cancel",
-                        "approvals", "/api/v1/approvals?runId=" + r.id()));
+                        "retry", self + "/retry",
+                        "approvals", "/api/v1/approvals?runId=" + r.id()),
+                r.retryOf(),
+                RunService.Envelope.priorityName(r.priority()),
+                r.deadline());
     }
 }

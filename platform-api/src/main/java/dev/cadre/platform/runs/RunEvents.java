@@ -68,6 +68,26 @@ public class RunEvents {
                 event.meta().at());
     }
 
+    /**
+     * Stores an event of a workflow step: the step's own loop is a root loop, so its main-stream
+     * events are stored as the children of the run's session {@code runSession} (the workflow).
+     */
+    public long appendStep(AgentEvent event, String runSession) {
+        if (!event.meta().isMainStream()) {
+            return append(event);
+        }
+        ObjectNode data = eventJson.toJson(event);
+        data.put("parentSessionId", runSession);
+        return append(
+                event.meta().runId(),
+                event.type(),
+                false,
+                event.meta().sessionId(),
+                runSession,
+                data,
+                event.meta().at());
+    }
+
     /** Stores a platform-level event (e.g. a status change made by the platform, not an agent). */
     public long append(
             String runId,

@@ -50,8 +50,12 @@ public final class RunExecutor {
     private final Map<String, RunHandle> active = new ConcurrentHashMap<>();
     private final Map<String, RunStore.Lease> leases = new ConcurrentHashMap<>();
     private final Map<String, Boolean> claimed = new ConcurrentHashMap<>();
+    /** Runs stopped because they passed their deadline: they end failed (TIMEOUT_ERROR), not canceled. */
+    private final java.util.Set<String> pastDeadline = ConcurrentHashMap.newKeySet();
+
     private final String instanceId;
     private final java.time.Duration leaseTtl;
+    private final @Nullable WorkflowRuns workflows;
 
     public RunExecutor(
             AgentRunner runner,
@@ -63,6 +67,22 @@ public final class RunExecutor {
             List<RunLifecycleListener> listeners,
             String instanceId,
             java.time.Duration leaseTtl) {
+        this(runner, store, events, codec, approvals, json, listeners, instanceId, leaseTtl, null);
+    }
+
+    /** An executor that also runs the declared workflows ({@code workflows}) as runs. */
+    public RunExecutor(
+            AgentRunner runner,
+            RunStore store,
+            RunEvents events,
+            CheckpointCodec codec,
+            ApprovalService approvals,
+            JsonMapper json,
+            List<RunLifecycleListener> listeners,
+            String instanceId,
+            java.time.Duration leaseTtl,
+            @Nullable WorkflowRuns workflows) {
+        this.workflows = workflows;
         this.instanceId = instanceId;
         this.leaseTtl = leaseTtl;
         this.runner = runner;
@@ -111,14 +131,23 @@ public final class RunExecutor {
         if (run == null || run.status().terminal()) {
             return;
         }
+        if (run.deadline() != null && !run.deadline().isAfter(java.time.Instant.now())) {
+            fail(run, deadlineFailure(run));
+            return;
+        }
         if (!store.transition(runId, LIVE, RunStatus.WORKING)) {
             return;
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
+        boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
-                events.append(event);
+                if (workflow) {
+                    events.appendStep(event, runId);
+                } else {
+                    events.append(event);
+                }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
                         if (waitingForHumans.incrementAndGet() == 1) {
@@ -142,6 +171,10 @@ public final class RunExecutor {
 
             @Override
             public void onCheckpoint(Checkpoint checkpoint) {
+                if (workflow) {
+                    // A step's own loop: the workflow checkpoints its finished steps instead.
+                    return;
+                }
                 boolean stored = store.checkpoint(
                         lease,
                         codec.write(checkpoint),
@@ -159,7 +192,14 @@ public final class RunExecutor {
         RunHandle handle;
         try {
             Context parent = callerContext(runId);
-            if (run.checkpoint() != null) {
+            if (workflow) {
+                handle = workflows.start(run, parent, observer, (checkpoint, steps, usage) -> {
+                    if (!store.checkpoint(lease, checkpoint, steps, usage.inputTokens(), usage.outputTokens())) {
+                        log.warn("Run {} lost its lease to another instance; stopping here", runId);
+                        cancelLocal(runId);
+                    }
+                });
+            } else if (run.checkpoint() != null) {
                 handle = runner.resume(codec.read(run.checkpoint()), observer, parent);
             } else {
                 handle = runner.start(
@@ -171,12 +211,27 @@ public final class RunExecutor {
         }
         active.put(runId, handle);
         listeners.forEach(l -> l.started(run));
+        Thread watchdog = run.deadline() == null
+                ? null
+                : Thread.ofVirtual().start(() -> {
+                    try {
+                        Thread.sleep(java.time.Duration.between(java.time.Instant.now(), run.deadline()));
+                        pastDeadline.add(runId);
+                        handle.cancel();
+                    } catch (InterruptedException e) {
+                        // the run ended first
+                    }
+                });
         try {
             // A cancel that arrived between the transition and registering the handle.
             store.find(runId).filter(r -> r.status() == RunStatus.CANCELED).ifPresent(r -> handle.cancel());
             RunOutcome outcome = handle.outcome().join();
             finish(lease, run, outcome);
         } finally {
+            if (watchdog != null) {
+                watchdog.interrupt();
+            }
+            pastDeadline.remove(runId);
             active.remove(runId);
             events.release(runId);
         }
@@ -268,14 +323,25 @@ public final class RunExecutor {
         }
     }
 
+    /** Why a run past its deadline failed. */
+    private static Failure deadlineFailure(RunRecord run) {
+        return new Failure(
+                FailureCategory.TIMEOUT_ERROR,
+                "deadline_exceeded",
+                "the run did not finish before its deadline " + run.deadline());
+    }
+
     private void finish(RunStore.Lease lease, RunRecord run, RunOutcome outcome) {
-        RunStatus status = switch (outcome.status()) {
-            case OK -> RunStatus.COMPLETED;
-            case CANCELLED -> RunStatus.CANCELED;
-            case DENIED -> RunStatus.REJECTED;
-            case FAILED, TIMEOUT, BUDGET_EXCEEDED -> RunStatus.FAILED;
-        };
-        Failure f = outcome.failure();
+        boolean late = outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED && pastDeadline.contains(run.id());
+        RunStatus status = late
+                ? RunStatus.FAILED
+                : switch (outcome.status()) {
+                    case OK -> RunStatus.COMPLETED;
+                    case CANCELLED -> RunStatus.CANCELED;
+                    case DENIED -> RunStatus.REJECTED;
+                    case FAILED, TIMEOUT, BUDGET_EXCEEDED -> RunStatus.FAILED;
+                };
+        Failure f = late ? deadlineFailure(run) : outcome.failure();
         ArrayNode tools = JsonNodeFactory.instance.arrayNode();
         outcome.toolsCalled().forEach(tools::add);
         boolean recorded = store.finish(

@@ -63,18 +63,64 @@ public final class RunService {
     /** The outcome of a submission: the run, and whether this call created it. */
     public record Submitted(RunRecord run, boolean created) {}
 
+    /**
+     * The task envelope of a submission (seed 003): the run it retries, its priority (higher runs
+     * are taken from the queue first) and a deadline past which it fails with {@code TIMEOUT_ERROR}.
+     */
+    public record Envelope(
+            @Nullable String retryOf,
+            int priority,
+            @Nullable Instant deadline) {
+        /** No retry link, normal priority, no deadline. */
+        public static final Envelope NONE = new Envelope(null, 0, null);
+
+        /** The priority names callers use, lowest first; {@code normal} is 0. */
+        public static final List<String> PRIORITIES = List.of("low", "normal", "high", "urgent");
+
+        /** The stored number of a priority name: low -1, normal 0, high 1, urgent 2. */
+        public static int priority(@Nullable String name, String field) {
+            if (name == null || name.isBlank()) {
+                return 0;
+            }
+            int i = PRIORITIES.indexOf(name.trim().toLowerCase(java.util.Locale.ROOT));
+            if (i < 0) {
+                throw ApiProblem.badField(field, "'" + name + "' is not one of " + PRIORITIES)
+                        .with("value", name);
+            }
+            return i - 1;
+        }
+
+        /** The name of a stored priority. */
+        public static String priorityName(int priority) {
+            return PRIORITIES.get(Math.max(0, Math.min(PRIORITIES.size() - 1, priority + 1)));
+        }
+    }
+
     public Submitted submit(
             String agent, String input, @Nullable String context, String submittedBy, @Nullable String idempotencyKey) {
+        return submit(agent, input, context, submittedBy, idempotencyKey, Envelope.NONE);
+    }
+
+    /** Accepts a run with its task envelope (priority, deadline, the run it retries). */
+    public Submitted submit(
+            String agent,
+            String input,
+            @Nullable String context,
+            String submittedBy,
+            @Nullable String idempotencyKey,
+            Envelope envelope) {
         if (agent == null || agent.isBlank()) {
             throw ApiProblem.badField("agent", "required: the name of a configured agent (GET /api/v1/agents)");
         }
-        if (catalog.find(agent).isEmpty()) {
+        if (catalog.runnable(agent) && catalog.isInternal(agent)) {
+            // Entry-only gateway (seed 004): an internal agent or workflow is a worker or step, and to
+            // a caller it does not exist.
+            throw ApiProblem.notFound("agent", agent);
+        }
+        if (!catalog.runnable(agent)) {
             throw ApiProblem.badField(
                             "agent",
-                            "unknown agent '" + agent + "' (configured: "
-                                    + catalog.specs().stream()
-                                            .map(s -> s.name())
-                                            .toList() + ")")
+                            "unknown agent or workflow '" + agent + "' (configured: " + catalog.entryPoints() + ")")
                     .with("value", agent);
         }
         if (input == null || input.isBlank()) {
@@ -88,6 +134,10 @@ public final class RunService {
         }
         if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 200)) {
             throw ApiProblem.badHeader("Idempotency-Key", "must be 1 to 200 characters");
+        }
+        if (envelope.deadline() != null && !envelope.deadline().isAfter(clock.instant())) {
+            throw ApiProblem.badField("deadline", "'" + envelope.deadline() + "' has already passed")
+                    .with("value", envelope.deadline().toString());
         }
         String hash = hash(agent + "\u0000" + input + "\u0000" + (context == null ? "" : context));
         if (idempotencyKey != null) {
@@ -121,7 +171,10 @@ public final class RunService {
                 now,
                 null,
                 null,
-                now);
+                now,
+                envelope.retryOf(),
+                envelope.priority(),
+                envelope.deadline());
         try {
             store.insert(run);
             SpanContext caller = Span.current().getSpanContext();
@@ -135,10 +188,35 @@ public final class RunService {
             return replay(
                     store.findByIdempotencyKey(submittedBy, idempotencyKey).orElseThrow(), hash, idempotencyKey);
         }
-        queue.enqueue(run.id());
+        queue.enqueue(run.id(), run.priority());
         // Every entry point (REST, A2A, Alertmanager) submits here: one place audits them all.
         audit.record(submittedBy, "run.submit", run.id(), "agent=" + agent);
         return new Submitted(run, true);
+    }
+
+    /**
+     * Starts a new run of an ended run's agent (or workflow) with the same input, context and
+     * priority, linked to it ({@code retryOf}); 409 while the original has not ended.
+     */
+    public Submitted retry(String id, String actor) {
+        RunRecord original = get(id);
+        if (!original.status().terminal()) {
+            throw new ApiProblem(
+                            HttpStatus.CONFLICT,
+                            "run-not-finished",
+                            "Run not finished",
+                            "run " + id + " is still " + original.status().wire() + "; retry it once it has ended")
+                    .with("runStatus", original.status().wire());
+        }
+        Submitted retried = submit(
+                original.agent(),
+                original.input(),
+                original.context(),
+                actor,
+                null,
+                new Envelope(original.id(), original.priority(), null));
+        audit.record(actor, "run.retry", retried.run().id(), "retryOf=" + id + " agent=" + original.agent());
+        return retried;
     }
 
     private static Submitted replay(RunRecord existing, String hash, String key) {
@@ -153,6 +231,11 @@ public final class RunService {
                     .with("runId", existing.id());
         }
         return new Submitted(existing, false);
+    }
+
+    /** Whether {@code name} is a declared workflow callers may start (internal ones are not). */
+    public boolean isWorkflow(String name) {
+        return catalog.workflow(name).filter(w -> !w.internal()).isPresent();
     }
 
     public RunRecord get(String id) {
@@ -220,7 +303,7 @@ public final class RunService {
             if (run == null || run.status().terminal()) {
                 continue;
             }
-            if (catalog.find(run.agent()).isEmpty()) {
+            if (!catalog.runnable(run.agent())) {
                 executor.fail(
                         run,
                         new Failure(
@@ -248,7 +331,7 @@ public final class RunService {
                         run.status().wire(),
                         run.checkpoint() == null ? "the start" : "its last checkpoint");
             }
-            queue.enqueue(run.id());
+            queue.enqueue(run.id(), run.priority());
             n++;
         }
         return n;

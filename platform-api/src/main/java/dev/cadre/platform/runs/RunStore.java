@@ -31,7 +31,7 @@ public class RunStore implements AgentRunHistory {
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
-            + " updated_at";
+            + " updated_at, retry_of, priority, deadline";
 
     private final JdbcClient jdbc;
     private final Clock clock;
@@ -56,7 +56,8 @@ public class RunStore implements AgentRunHistory {
     public void insert(RunRecord run) {
         jdbc.sql(
                         "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
-                                + " trace_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                + " trace_id, created_at, updated_at, retry_of, priority, deadline)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         run.id(),
                         run.agent(),
@@ -68,7 +69,10 @@ public class RunStore implements AgentRunHistory {
                         run.requestHash(),
                         run.traceId(),
                         ts(run.createdAt()),
-                        ts(run.updatedAt()))
+                        ts(run.updatedAt()),
+                        run.retryOf(),
+                        run.priority(),
+                        ts(run.deadline()))
                 .update();
     }
 
@@ -413,7 +417,10 @@ public class RunStore implements AgentRunHistory {
                 instant(rs, "created_at"),
                 instant(rs, "started_at"),
                 instant(rs, "finished_at"),
-                instant(rs, "updated_at"));
+                instant(rs, "updated_at"),
+                rs.getString("retry_of"),
+                rs.getInt("priority"),
+                instant(rs, "deadline"));
     }
 
     /**

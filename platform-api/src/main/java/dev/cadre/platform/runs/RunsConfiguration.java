@@ -95,6 +95,27 @@ class RunsConfiguration {
     }
 
     @Bean
+    WorkflowRuns workflowRuns(
+            AgentCatalog catalog,
+            AgentRunner runner,
+            ApprovalService approvals,
+            RunEvents events,
+            SharedMemory memory,
+            JsonMapper json,
+            ObjectProvider<OpenTelemetry> openTelemetry,
+            List<WorkflowRuns.StepListener> listeners) {
+        return new WorkflowRuns(
+                catalog,
+                runner,
+                approvals,
+                events,
+                memory,
+                json,
+                openTelemetry.getIfAvailable(OpenTelemetry::noop),
+                listeners);
+    }
+
+    @Bean
     RunExecutor runExecutor(
             AgentRunner runner,
             RunStore store,
@@ -104,8 +125,10 @@ class RunsConfiguration {
             JsonMapper json,
             List<RunExecutor.RunLifecycleListener> listeners,
             LeaseOwner owner,
-            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl) {
-        return new RunExecutor(runner, store, events, codec, approvals, json, listeners, owner.id(), leaseTtl);
+            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
+            WorkflowRuns workflows) {
+        return new RunExecutor(
+                runner, store, events, codec, approvals, json, listeners, owner.id(), leaseTtl, workflows);
     }
 
     @Bean

@@ -50,7 +50,7 @@ class RedisRunQueueTest {
         }
         RedisClient direct = RedisClient.create(redis.uri());
         try (var c = direct.connect()) {
-            c.sync().del(prefix + ":runs");
+            c.sync().del(prefix + ":runs", prefix + ":runs:p-1", prefix + ":runs:p1", prefix + ":runs:p2");
         } finally {
             direct.shutdown();
         }
@@ -74,6 +74,37 @@ class RedisRunQueueTest {
         // Generous for a loaded 2-core machine; the bug made this 60 s.
         assertThat(took).isLessThan(RedisRunQueue.COMMAND_TIMEOUT.toMillis() + 8_000);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("run-during"));
+    }
+
+    @Test
+    void runsWaitingInRedis_areTakenHighestPriorityFirst_inArrivalOrderWithinAPriority() throws Exception {
+        startProxy(); // tearDown closes it
+        client = RedisClient.create(redis.uri());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> executed = new CopyOnWriteArrayList<>();
+        queue = new RedisRunQueue(client, prefix, "c1", new ExecutionSlots(1), Duration.ofSeconds(30), (id, slot) -> {
+            executed.add(id);
+            if (id.equals("blocker")) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        queue.enqueue("blocker", 0);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("blocker"));
+        // The only slot is taken: these wait in Redis, each in its priority's stream.
+        queue.enqueue("low", -1);
+        queue.enqueue("normal-1", 0);
+        queue.enqueue("high-1", 1);
+        queue.enqueue("urgent", 2);
+        queue.enqueue("high-2", 1);
+        queue.enqueue("normal-2");
+        release.countDown();
+
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.size() == 7);
+        assertThat(executed).containsExactly("blocker", "urgent", "high-1", "high-2", "normal-1", "normal-2", "low");
     }
 
     /** Forwards to the real Redis until {@link #blackHole} is set; then requests go nowhere. */

@@ -423,6 +423,40 @@ class ConsoleBrowserTest {
     // --- helpers
 
     /** A call-chain row's accessible label and its tokens text ("label|tokens"), or null while absent. */
+    @Test
+    @Order(8)
+    void submitAWorkflow_fromTheSubmitPage_andSeeItsStepsUnderItInTheCallChain() {
+        ensureLoggedIn();
+        go("#/submit");
+        WebElement input = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-input")));
+        Select agent = new Select(browser.findElement(By.id("submit-agent")));
+        // Workflows are offered in their own group, internal ones not at all.
+        assertThat(browser.findElements(By.cssSelector("#submit-workflows option")))
+                .extracting(o -> o.getAttribute("value"))
+                .contains("wf-incident", "wf-review")
+                .doesNotContain("wf-internal");
+        assertThat(browser.findElements(By.cssSelector("#submit-agent option")))
+                .extracting(o -> o.getAttribute("value"))
+                .doesNotContain("wf-hidden");
+        agent.selectByValue("wf-incident");
+        assertThat(browser.findElement(By.id("agent-desc")).getText()).contains("wf-triage, wf-fixer");
+        input.sendKeys("api is slow");
+        browser.findElement(By.id("submit-run")).click();
+
+        wait.until(ExpectedConditions.urlContains("#/runs/"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
+        // The workflow's span is the root of the chain; its two steps are agent rows one level below it.
+        String rows = wait.until(d -> {
+            Object r = js("return [...document.querySelectorAll('#call-tree .tree-row')]"
+                    + ".filter((r) => ['workflow', 'agent'].includes(r.dataset.kind))"
+                    + ".map((r) => r.dataset.kind + ':' + r.getAttribute('aria-level') + ':'"
+                    + " + r.getAttribute('aria-label').split(',')[1].trim()).join(' ');");
+            return r instanceof String t && t.contains("agent:2:wf-fixer") ? t : null;
+        });
+        assertThat(rows).isEqualTo("workflow:1:wf-incident agent:2:wf-triage agent:2:wf-fixer");
+        shot("workflow-run");
+    }
+
     private String treeRow(String labelPrefix) {
         return (String) js(
                 "const r = [...document.querySelectorAll('#call-tree .tree-row')]"

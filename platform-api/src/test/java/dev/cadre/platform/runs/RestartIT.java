@@ -125,6 +125,54 @@ class RestartIT {
     }
 
     @Test
+    void aWorkflowInterruptedInItsSecondStep_resumesThere_withoutRedoingTheFirstStepOrItsAction() {
+        Api first = start("PT30M");
+        String run = first.submitRun("wf-restart", "restart api, then look again")
+                .get("id")
+                .asString();
+        String approval = pendingApproval(first, run).get("id").asString();
+        assertThat(first.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}")
+                        .status())
+                .isEqualTo(200);
+        // Step 1 (the approved restart) has finished and step 2 is under way when the "crash" comes.
+        // (The run's event stream stays open while the run lives: the scripted model is asked instead.)
+        var firstModel = context.getBean(dev.cadre.platform.agents.AgentCatalog.class)
+                .scripted()
+                .orElseThrow();
+        Await.until("the second step to start", () -> firstModel.requestsOf("wf-slow-step"), r -> !r.isEmpty());
+        assertThat(restarts(run)).isEqualTo(1);
+        context.close();
+
+        Api second = start("PT30M");
+        JsonNode end = awaitEnd(second, run);
+        assertThat(end.get("status").asString()).as(end.toString()).isEqualTo("completed");
+        assertThat(end.get("resumeCount").asInt()).isEqualTo(1);
+        assertThat(end.get("result").asString()).startsWith("slow step read: restart api, then look again");
+        assertThat(restarts(run))
+                .as("the finished step's action is not run again")
+                .isEqualTo(1);
+        var scripted = context.getBean(dev.cadre.platform.agents.AgentCatalog.class)
+                .scripted()
+                .orElseThrow();
+        assertThat(scripted.requestsOf("fixer"))
+                .as("the finished step is replayed, not re-run")
+                .isEmpty();
+        assertThat(scripted.requestsOf("wf-slow-step")).hasSize(1);
+        assertThat(second.get("/api/v1/approvals?runId=" + run, Api.ADMIN_KEY)
+                        .json()
+                        .get("items"))
+                .as("no second approval")
+                .hasSize(1);
+        var events = Sse.parse(
+                second.get("/api/v1/runs/" + run + "/events", Api.ADMIN_KEY).body());
+        assertThat(events)
+                .filteredOn(e -> e.name().equals("status"))
+                .extracting(e -> e.data().get("message").asString())
+                .containsSubsequence(
+                        "step 2 of 2: wf-slow-step", "step 1 of 2 done: fixer", "step 2 of 2: wf-slow-step");
+    }
+
+    @Test
     void unansweredApproval_expiresWithHumanInterventionTimeout() {
         Api api = start("PT1S");
         String run = submit(api, "nobody answers");

@@ -73,7 +73,11 @@ class AuthorizationMatrixTest {
             new Endpoint("GET", "/api/v1/keys", null, Min.ADMIN),
             new Endpoint("POST", "/api/v1/keys", "{\"name\":\"m\",\"role\":\"viewer\"}", Min.ADMIN),
             new Endpoint("DELETE", "/api/v1/keys/k_x", null, Min.ADMIN),
-            new Endpoint("GET", "/api/v1/audit", null, Min.ADMIN));
+            new Endpoint("GET", "/api/v1/audit", null, Min.ADMIN),
+            new Endpoint("GET", "/api/v1/workflows", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/workflows/wf-incident", null, Min.VIEWER),
+            new Endpoint("POST", "/api/v1/runs/run_x/retry", "{}", Min.OPERATOR),
+            new Endpoint("POST", "/api/v1/approvals/ap_x/abort", "{}", Min.OPERATOR));
 
     @Test
     void everyEndpoint_answersEachRoleAsItsMinimumRoleSays() {

@@ -250,7 +250,7 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
                 Api.ADMIN_KEY,
                 Api.json(Map.of(
                         "agent",
-                        "cpu-inspector",
+                        "ops-analyst",
                         "input",
                         "check postgres://app:Hunter2pw@db.internal:5432/orders with pwd=letmein-9 and " + jwt,
                         "context",
@@ -274,7 +274,7 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
                 "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"SendMessage\",\"params\":{\"message\":{\"messageId\":\""
                         + UUID.randomUUID() + "\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":"
                         + Api.json("check web-4, db at postgres://app:Hunter2pw@db.internal/orders")
-                        + "}],\"metadata\":{\"agent\":\"cpu-inspector\"}},\"configuration\":{\"blocking\":true}}}");
+                        + "}],\"metadata\":{\"agent\":\"ops-analyst\"}},\"configuration\":{\"blocking\":true}}}");
         assertThat(task.status()).as(task.body()).isEqualTo(200);
         assertThat(task.body()).doesNotContain("Hunter2pw").contains("postgres://app:[REDACTED]@db.internal/orders");
     }

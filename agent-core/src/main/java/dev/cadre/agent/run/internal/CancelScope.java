@@ -22,6 +22,15 @@ public final class CancelScope {
         this.parent = parent;
     }
 
+    /** The run's root scope: stopping it stops the whole run. */
+    public CancelScope root() {
+        CancelScope s = this;
+        while (s.parent != null) {
+            s = s.parent;
+        }
+        return s;
+    }
+
     /** A child scope that stops when this one does. */
     public CancelScope child() {
         CancelScope child = new CancelScope(this);

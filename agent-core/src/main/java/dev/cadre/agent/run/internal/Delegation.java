@@ -165,6 +165,12 @@ final class Delegation {
                             new SubagentOutcome.Rejected(call.id(), worker, session, data, metrics, degraded, r.work());
                     return ToolResult.denied(call.id(), call.name(), d.comment());
                 }
+                case HumanGate.Verdict.Abort a -> {
+                    turn.subagents()[index] =
+                            new SubagentOutcome.Rejected(call.id(), worker, session, data, metrics, degraded, r.work());
+                    ctx.scope().root().stop(new StopReason(OutcomeStatus.DENIED, a.failure()));
+                    return ToolResult.denied(call.id(), call.name(), a.failure().message());
+                }
                 case HumanGate.Verdict.Refused x -> {
                     turn.subagents()[index] = new SubagentOutcome.Failed(
                             call.id(),

@@ -76,6 +76,9 @@ final class HumanGate {
         /** A human said no; the comment is what the model reads. */
         record Denied(String comment) implements Verdict {}
 
+        /** A human stopped the whole run (the loop stops its root scope: the run ends rejected). */
+        record Abort(Failure failure) implements Verdict {}
+
         /** No usable decision: it expired, or the edits were invalid. */
         record Refused(Failure failure) implements Verdict {}
     }
@@ -95,6 +98,9 @@ final class HumanGate {
             }
             case ApprovalDecision.Rejected r ->
                 new Verdict.Denied(rejected(subject.kind()) + by(r.decidedBy()) + ": " + r.comment());
+            case ApprovalDecision.Aborted a ->
+                new Verdict.Abort(FailureCode.RUN_ABORTED.failure(
+                        "run aborted" + by(a.decidedBy()) + " at " + subject.toolName() + ": " + a.comment()));
             case ApprovalDecision.Expired x -> new Verdict.Refused(expired(subject));
         };
     }

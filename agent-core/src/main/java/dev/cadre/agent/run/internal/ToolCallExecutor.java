@@ -145,6 +145,10 @@ final class ToolCallExecutor {
                 case HumanGate.Verdict.Denied d -> {
                     return ToolResult.denied(call.id(), call.name(), d.comment());
                 }
+                case HumanGate.Verdict.Abort a -> {
+                    ctx.scope().root().stop(new StopReason(OutcomeStatus.DENIED, a.failure()));
+                    return ToolResult.denied(call.id(), call.name(), a.failure().message());
+                }
                 case HumanGate.Verdict.Refused r -> {
                     return ToolResult.failed(call.id(), call.name(), r.failure());
                 }
