@@ -155,6 +155,7 @@ class ArchitectureTest {
             Map.entry("cadre_span", TraceStore.class.getName()),
             Map.entry("cadre_audit_log", AuditLog.class.getName()),
             Map.entry("cadre_api_key", "dev.cadre.platform.security.ApiKeyEntity"),
+            Map.entry("cadre_eval", "dev.cadre.platform.evals.EvalStore"),
             // Written by the baseline migration only.
             Map.entry("cadre_schema_info", MIGRATIONS_ONLY));
 

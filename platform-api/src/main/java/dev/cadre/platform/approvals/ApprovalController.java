@@ -138,6 +138,9 @@ class ApprovalController {
      * The third answer (seed 003 level 2): stop the whole run, which ends {@code rejected}. For a
      * result review this is what "reject" is not: rejecting withdraws one result, abort ends the run.
      */
+    @Operation(summary = "Abort the run a pending approval belongs to (it ends rejected)")
+    @ApiResponse(responseCode = "200", description = "Aborted")
+    @ApiResponse(responseCode = "409", description = "The approval is already decided")
     @PostMapping(value = "/{id}/abort", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView abort(
             @PathVariable String id,

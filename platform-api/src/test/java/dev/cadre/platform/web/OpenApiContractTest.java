@@ -88,6 +88,7 @@ class OpenApiContractTest {
             String finishedRun,
             String approvalToApprove,
             String approvalToReject,
+            String approvalToAbort,
             String revocableKeyId) {}
 
     @Test
@@ -373,8 +374,12 @@ class OpenApiContractTest {
                         new Probe("valid", method, "/api/v1/runs/" + cancellable + "/cancel", admin, null),
                         new Probe("finished run", method, "/api/v1/runs/" + fx.finishedRun() + "/cancel", admin, null));
             }
-            case "POST /api/v1/approvals/{id}/approve", "POST /api/v1/approvals/{id}/reject" -> {
-                String id = template.endsWith("approve") ? fx.approvalToApprove() : fx.approvalToReject();
+            case "POST /api/v1/approvals/{id}/approve",
+                    "POST /api/v1/approvals/{id}/reject",
+                    "POST /api/v1/approvals/{id}/abort" -> {
+                String id = template.endsWith("approve")
+                        ? fx.approvalToApprove()
+                        : template.endsWith("reject") ? fx.approvalToReject() : fx.approvalToAbort();
                 String p = template.replace("{id}", id);
                 return List.of(
                         new Probe("valid", method, p, json, "{\"comment\":\"contract test\"}"),
@@ -394,6 +399,9 @@ class OpenApiContractTest {
                         .path("id")
                         .asString();
                 return List.of(new Probe("valid", method, "/api/v1/evals/" + id, admin, null));
+            }
+            case "GET /api/v1/workflows/{name}" -> {
+                return List.of(new Probe("valid", method, "/api/v1/workflows/wf-incident", admin, null));
             }
             case "POST /api/v1/session" -> {
                 return List.of(
@@ -621,6 +629,10 @@ class OpenApiContractTest {
                         api.submitRun("fixer", "restart api on web-2").get("id").asString())
                 .get("id")
                 .asString();
+        String toAbort = api.pendingApprovalOf(
+                        api.submitRun("fixer", "restart api on web-3").get("id").asString())
+                .get("id")
+                .asString();
         for (String key : List.of("read", "update", "delete")) {
             var put = api.send(
                     "PUT",
@@ -630,7 +642,7 @@ class OpenApiContractTest {
                     Map.of("If-None-Match", "*"));
             assertThat(put.status()).as(put.body()).isEqualTo(201);
         }
-        return new Fixture(viewer, finished, toApprove, toReject, revocable);
+        return new Fixture(viewer, finished, toApprove, toReject, toAbort, revocable);
     }
 
     private JsonNode createKey(Api api, String role) {
