@@ -2,6 +2,7 @@ package dev.cadre.platform.approvals;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.SecretRedactor;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -30,11 +31,13 @@ import tools.jackson.databind.json.JsonMapper;
 @RequestMapping("/api/v1/approvals")
 class ApprovalController {
 
-    private static final List<String> STATUSES = List.of("pending", "approved", "rejected", "expired", "canceled");
+    private static final List<String> STATUSES =
+            List.of("pending", "approved", "rejected", "expired", "canceled", "superseded");
 
     private final ApprovalService approvals;
     private final RunSubmitters submitters;
     private final JsonMapper json;
+    private final SecretRedactor redactor;
     private final Clock clock;
     private final boolean separationOfDuties;
 
@@ -42,15 +45,24 @@ class ApprovalController {
             ApprovalService approvals,
             RunSubmitters submitters,
             JsonMapper json,
+            SecretRedactor redactor,
             Clock clock,
             @Value("${cadre.approvals.separation-of-duties:true}") boolean separationOfDuties) {
         this.approvals = approvals;
         this.submitters = submitters;
         this.json = json;
+        this.redactor = redactor;
         this.clock = clock;
         this.separationOfDuties = separationOfDuties;
     }
 
+    /**
+     * An approval as the API shows it. {@code arguments} are what runs if approved as proposed, and
+     * {@code editedArguments} what runs instead, both redacted; {@code argumentsHash} identifies the
+     * action shown (the decision covers it alone), {@code executedHash} the action the decision lets
+     * run; {@code supersededBy} the request that replaced this one when the run asked for another
+     * action at the same position.
+     */
     record ApprovalView(
             String id,
             String runId,
@@ -70,7 +82,11 @@ class ApprovalController {
             @Nullable Instant decidedAt,
             Instant createdAt,
             Instant expiresAt,
-            long expiresInSeconds) {}
+            long expiresInSeconds,
+            int attempt,
+            @Nullable String argumentsHash,
+            @Nullable String executedHash,
+            @Nullable String supersededBy) {}
 
     record ApprovalPage(List<ApprovalView> items, int offset, int limit) {}
 
@@ -162,12 +178,16 @@ class ApprovalController {
                 r.confidence(),
                 r.planJson() == null ? null : json.readTree(r.planJson()),
                 r.status(),
-                r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson()),
+                r.editedArgumentsJson() == null ? null : redactor.redact(json.readTree(r.editedArgumentsJson())),
                 r.comment(),
                 r.decidedBy(),
                 r.decidedAt(),
                 r.createdAt(),
                 r.expiresAt(),
-                r.pending() ? left : 0);
+                r.pending() ? left : 0,
+                r.attempt(),
+                r.argumentsHash(),
+                r.executedHash(),
+                r.supersededBy());
     }
 }
