@@ -42,6 +42,8 @@ public enum FailureCode {
     INVALID_ARGUMENTS(FailureCategory.EXECUTION_ERROR, "invalid_arguments"),
     /** An approver's edits that do not match the tool's schema. */
     INVALID_EDITED_ARGUMENTS(FailureCategory.EXECUTION_ERROR, "invalid_edited_arguments"),
+    /** A decision taken on another action (tool or arguments) than the one about to run. */
+    APPROVAL_MISMATCH(FailureCategory.EXECUTION_ERROR, "approval_mismatch"),
     /** A worker that failed (its own failure is kept in the subagent outcome). */
     WORKER_FAILED(FailureCategory.EXECUTION_ERROR, "worker_failed"),
     /** Interrupted without a stop reason, or a journalled call whose outcome was never recorded. */

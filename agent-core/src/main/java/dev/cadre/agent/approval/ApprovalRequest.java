@@ -7,7 +7,10 @@ import tools.jackson.databind.JsonNode;
 /**
  * One question to a human, keyed by {@code (runId, callId)}. The loop may ask again for the same key
  * after a resume, so an implementation must answer a repeated request with the decision already
- * taken (or keep waiting for it), never open a second one.
+ * taken (or keep waiting for it), never open a second one — <em>as long as it asks about the same
+ * action</em> ({@link #actionHash()}). A re-run model may ask for another tool or other arguments at
+ * the same position: a decision on the earlier action does not cover it, so the implementation must
+ * set the earlier request aside (superseded) and ask the human again.
  *
  * @param what the action in one line ({@code restart_service {"service":"api"}})
  * @param why the model's reasoning of that turn, empty when it gave none
@@ -28,5 +31,10 @@ public record ApprovalRequest(
         List<String> plan) {
     public ApprovalRequest {
         plan = List.copyOf(plan);
+    }
+
+    /** The {@link ActionHash} of {@link #tool} with {@link #arguments}: what a decision on this request covers. */
+    public String actionHash() {
+        return ActionHash.of(tool, arguments);
     }
 }

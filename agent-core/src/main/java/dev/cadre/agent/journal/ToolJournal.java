@@ -15,7 +15,11 @@ public interface ToolJournal {
     @Nullable
     JournalEntry find(JournalKey key);
 
-    /** Records that the call is about to run. */
+    /**
+     * Records that the call is about to run with {@code arguments} (after any approver's edits). A
+     * durable journal should store their {@link dev.cadre.agent.approval.ActionHash} and a redacted
+     * copy rather than the raw values: a resumed run reuses the finished result, never the arguments.
+     */
     void started(JournalKey key, String tool, JsonNode arguments);
 
     /** Records the call's result. */

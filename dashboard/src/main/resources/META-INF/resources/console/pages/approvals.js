@@ -78,7 +78,8 @@ export function approvalCard(a, ctx, onDone) {
       h('dt', {}, 'Plan'), h('dd', {}, a.plan?.length ? h('ol', { style: { margin: 0, paddingLeft: '1.2rem' } }, a.plan.map((s) => h('li', {}, typeof s === 'string' ? s : JSON.stringify(s)))) : '—'),
       h('dt', {}, 'Run'), h('dd', {}, h('a', { href: `#/runs/${esc(a.runId)}` }, a.runId), ' · session ', h('code', {}, a.sessionId)),
       h('dt', {}, 'Asked'), h('dd', {}, timeTag(a.createdAt), ` (${ago(a.createdAt)}), expires `, timeTag(a.expiresAt))),
-    h('h3', {}, 'Proposed arguments'), h('pre', { class: 'proposed' }, pretty(a.arguments)),
+    h('h3', {}, a.status === 'pending' ? 'Arguments that run if you approve as proposed' : 'Proposed arguments'), h('pre', { class: 'proposed' }, pretty(a.arguments)),
+    a.editedArguments ? [h('h3', {}, 'Edited arguments (what ran instead)'), h('pre', { class: 'edited' }, pretty(a.editedArguments))] : null,
     a.status === 'pending' ? [
       h('div', { class: 'field' },
         h('label', { for: `${uid}-args` }, 'Edited arguments (optional)'),
@@ -87,7 +88,8 @@ export function approvalCard(a, ctx, onDone) {
         args, argsError),
       h('div', { class: 'field' }, h('label', { for: `${uid}-comment` }, 'Comment (optional)'), comment),
       h('div', { class: 'row', style: { marginTop: '.5rem' } }, approve, reject, viewerNote(ctx, 'decide approvals')),
-    ] : h('p', {}, `Decided by ${a.decidedBy || '—'}`, a.comment ? `: “${a.comment}”` : ''));
+    ] : h('p', {}, `Decided by ${a.decidedBy || '—'}`, a.comment ? `: “${a.comment}”` : ''),
+    a.status === 'superseded' && a.supersededBy ? h('p', { class: 'muted' }, 'The run asked for another action here after a restart; this decision does not cover it. See approval ', h('code', {}, a.supersededBy), '.') : null);
 }
 
 export async function render(root, route, ctx) {
@@ -111,7 +113,7 @@ export async function render(root, route, ctx) {
       clear(list, page.items.length ? page.items.map((a) => approvalCard(a, ctx, () => load()))
         : h('p', { class: 'card', id: 'queue-empty' }, 'Nothing is waiting for a decision.'));
     }
-    const done = await Promise.all(['approved', 'rejected', 'expired'].map((s) => get(`/api/v1/approvals?status=${s}&limit=10`)));
+    const done = await Promise.all(['approved', 'rejected', 'expired', 'superseded'].map((s) => get(`/api/v1/approvals?status=${s}&limit=10`)));
     const items = done.flatMap((p) => p.items).sort((x, y) => Date.parse(y.decidedAt || y.expiresAt) - Date.parse(x.decidedAt || x.expiresAt)).slice(0, 15);
     clear(recent, items.length ? items.map((a) => h('tr', {},
       h('td', {}, statusBadge(a.status)), h('td', {}, h('code', {}, a.tool)), h('td', {}, a.agent),

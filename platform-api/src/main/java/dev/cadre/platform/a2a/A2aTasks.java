@@ -9,6 +9,8 @@ import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.runs.RunStatus;
 import dev.cadre.platform.runs.RunStore;
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.security.Role;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.SecretRedactor;
 import java.time.Duration;
@@ -83,7 +85,7 @@ class A2aTasks {
     /** One page of ListTasks. */
     record Page(List<TaskWire.Snapshot> tasks, String nextPageToken, int pageSize, int totalSize) {}
 
-    SendRequest parseSend(ObjectNode params) {
+    SendRequest parseSend(ObjectNode params, CadrePrincipal caller) {
         ObjectNode message = Params.object(params.get("message"), "message");
         String role = Params.string(message, "role", "message.role");
         if (!role.equals("user") && !role.equals("ROLE_USER")) {
@@ -102,7 +104,7 @@ class A2aTasks {
         }
         String taskId = Params.optionalString(message, "taskId", "message.taskId");
         if (taskId != null) {
-            refuseFollowUp(taskId);
+            refuseFollowUp(taskId, caller);
         }
         String agent = agent(message, params);
 
@@ -205,6 +207,23 @@ class A2aTasks {
                 r.retryOf(),
                 r.priority(),
                 r.deadline());
+    }
+
+    /**
+     * The task's run if {@code caller} may see it: the key that created it, or an admin. Any other
+     * caller gets "task not found", exactly as for an id that does not exist, so task ids of other
+     * clients can be neither read, cancelled, followed nor probed for.
+     */
+    RunRecord find(String taskId, CadrePrincipal caller) {
+        RunRecord run = find(taskId);
+        if (!visibleTo(run, caller)) {
+            throw JsonRpcException.taskNotFound(taskId);
+        }
+        return run;
+    }
+
+    static boolean visibleTo(RunRecord run, CadrePrincipal caller) {
+        return caller.role() == Role.ADMIN || run.submittedBy().equals(caller.name());
     }
 
     RunRecord find(String taskId) {
@@ -310,8 +329,10 @@ class A2aTasks {
                 artifacts != null && artifacts);
     }
 
-    Page list(ListRequest q) {
-        if (q.contextId() == null && q.statusTimestampAfter() == null) {
+    /** The tasks {@code caller} may see (its own; an admin's: all), newest first. */
+    Page list(ListRequest q, CadrePrincipal caller) {
+        boolean all = caller.role() == Role.ADMIN;
+        if (all && q.contextId() == null && q.statusTimestampAfter() == null) {
             var query = new RunStore.Query(q.status(), null, null, null, null, q.offset(), q.pageSize());
             List<RunRecord> page = runs.list(query);
             long total = runs.count(query);
@@ -322,12 +343,13 @@ class A2aTasks {
                     q.pageSize(),
                     (int) Math.min(total, Integer.MAX_VALUE));
         }
-        // The run table has no column for these filters: look through the newest runs.
+        // The run table has no column for these filters (nor a submitter filter): look through the newest runs.
         List<RunRecord> matches = new ArrayList<>();
         for (int offset = 0; offset < LIST_SCAN_LIMIT; offset += 500) {
             List<RunRecord> chunk = runs.list(new RunStore.Query(q.status(), null, null, null, null, offset, 500));
             for (RunRecord r : chunk) {
-                if ((q.contextId() == null || q.contextId().equals(TaskWire.contextId(r)))
+                if ((all || visibleTo(r, caller))
+                        && (q.contextId() == null || q.contextId().equals(TaskWire.contextId(r)))
                         && (q.statusTimestampAfter() == null || !r.updatedAt().isBefore(q.statusTimestampAfter()))) {
                     matches.add(r);
                 }
@@ -497,8 +519,8 @@ class A2aTasks {
         return catalog.entryPoints();
     }
 
-    private void refuseFollowUp(String taskId) {
-        RunRecord run = find(taskId);
+    private void refuseFollowUp(String taskId, CadrePrincipal caller) {
+        RunRecord run = find(taskId, caller);
         if (run.status().terminal()) {
             throw JsonRpcException.invalidParams(
                             "message.taskId",

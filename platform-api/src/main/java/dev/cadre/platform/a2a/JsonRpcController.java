@@ -4,6 +4,7 @@ import dev.cadre.platform.a2a.A2aMethod.Call;
 import dev.cadre.platform.a2a.A2aMethod.Dialect;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.web.SseHeartbeat;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -134,7 +135,7 @@ class JsonRpcController {
         ObjectNode params = request.params() == null ? NODES.objectNode() : request.params();
         return switch (request.call().method()) {
             case SEND -> {
-                A2aTasks.SendRequest send = tasks.parseSend(params);
+                A2aTasks.SendRequest send = tasks.parseSend(params, caller);
                 RunRecord run = tasks.submit(send, caller.name());
                 if (send.blocking()) {
                     run = tasks.awaitSettled(run.id());
@@ -145,14 +146,15 @@ class JsonRpcController {
             case GET -> {
                 String id = A2aTasks.taskId(params);
                 Integer historyLength = A2aTasks.historyLength(params); // a bad param first, then the lookup
-                yield TaskWire.task(tasks.snapshot(id), dialect, historyLength, true);
+                yield TaskWire.task(tasks.snapshot(tasks.find(id, caller)), dialect, historyLength, true);
             }
-            case CANCEL ->
-                TaskWire.task(
-                        tasks.snapshot(tasks.cancel(A2aTasks.taskId(params), caller.name())), dialect, null, true);
+            case CANCEL -> {
+                String id = tasks.find(A2aTasks.taskId(params), caller).id();
+                yield TaskWire.task(tasks.snapshot(tasks.cancel(id, caller.name())), dialect, null, true);
+            }
             case LIST -> {
                 A2aTasks.ListRequest q = tasks.parseList(params);
-                A2aTasks.Page page = tasks.list(q);
+                A2aTasks.Page page = tasks.list(q, caller);
                 ObjectNode result = NODES.objectNode();
                 var array = result.putArray("tasks");
                 page.tasks()
@@ -167,17 +169,26 @@ class JsonRpcController {
     }
 
     private void stream(Request request, CadrePrincipal caller, HttpServletResponse response) throws IOException {
+        // Counted with the run event streams (429 with Retry-After beyond the caps), before any task
+        // is created, and held until the stream ends.
+        try (SseHeartbeat.Slot slot = streams.admit()) {
+            streamInSlot(request, caller, response);
+        }
+    }
+
+    private void streamInSlot(Request request, CadrePrincipal caller, HttpServletResponse response) throws IOException {
         Dialect dialect = request.call().dialect();
         ObjectNode params = request.params() == null ? NODES.objectNode() : request.params();
         String taskId;
         long after;
         try {
             if (request.call().method() == A2aMethod.STREAM) {
-                taskId = tasks.submit(tasks.parseSend(params), caller.name()).id();
+                taskId = tasks.submit(tasks.parseSend(params, caller), caller.name())
+                        .id();
                 after = 0;
             } else {
                 taskId = A2aTasks.taskId(params);
-                RunRecord run = tasks.find(taskId);
+                RunRecord run = tasks.find(taskId, caller);
                 if (run.status().terminal()) {
                     throw new JsonRpcException(
                                     JsonRpcException.UNSUPPORTED_OPERATION,

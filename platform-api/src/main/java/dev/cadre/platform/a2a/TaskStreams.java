@@ -4,6 +4,7 @@ import dev.cadre.platform.a2a.A2aMethod.Dialect;
 import dev.cadre.platform.runs.RunEvents;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunStatus;
+import dev.cadre.platform.web.SseHeartbeat;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
@@ -18,7 +19,8 @@ import tools.jackson.databind.node.ObjectNode;
  * status update per step of the run's own event stream (delegations, tool calls, approvals), and at
  * the end the answer as an artifact update and the terminal status (0.3: {@code final: true}), after
  * which the stream closes. Events come from the durable run event log, so the stream does not depend
- * on which instance executes the run. It runs on the request's (virtual) thread.
+ * on which instance executes the run. It runs on the request's (virtual) thread. Streams count
+ * against the same caps as the run event streams and end after the same idle timeout.
  */
 @Component
 class TaskStreams implements SmartLifecycle {
@@ -40,11 +42,23 @@ class TaskStreams implements SmartLifecycle {
 
     private final A2aTasks tasks;
     private final RunEvents events;
+    private final SseHeartbeat caps;
     private volatile boolean running;
 
-    TaskStreams(A2aTasks tasks, RunEvents events) {
+    TaskStreams(A2aTasks tasks, RunEvents events, SseHeartbeat caps) {
         this.tasks = tasks;
         this.events = events;
+        this.caps = caps;
+    }
+
+    /**
+     * A slot for one stream, counted with the run event streams against {@code
+     * cadre.sse.max-streams-per-key} and {@code cadre.sse.max-streams}; hold it while streaming.
+     *
+     * @throws dev.cadre.platform.web.ApiProblem 429 with {@code Retry-After} beyond either cap
+     */
+    SseHeartbeat.Slot admit() {
+        return caps.openSlot();
     }
 
     /**
@@ -58,6 +72,8 @@ class TaskStreams implements SmartLifecycle {
         RunStatus shown = run.status();
         long last = afterSeq;
         long lastWrite = System.currentTimeMillis();
+        long lastEvent = lastWrite;
+        long idleMillis = caps.idleTimeout().toMillis();
         while (running) {
             // Taken before the run is read, so the wake-up of a run that ends meanwhile is not lost.
             long seen = events.generation();
@@ -74,6 +90,7 @@ class TaskStreams implements SmartLifecycle {
                             dialect));
                     shown = p.state();
                     lastWrite = System.currentTimeMillis();
+                    lastEvent = lastWrite;
                 }
             }
             if (batch.size() == BATCH) {
@@ -99,6 +116,11 @@ class TaskStreams implements SmartLifecycle {
                         dialect));
                 shown = run.status();
                 lastWrite = System.currentTimeMillis();
+                lastEvent = lastWrite;
+            }
+            if (System.currentTimeMillis() - lastEvent >= idleMillis) {
+                // cadre.sse.idle-timeout, as for run event streams: the client resubscribes if it still cares.
+                return;
             }
             if (System.currentTimeMillis() - lastWrite >= HEARTBEAT_MILLIS) {
                 // Keeps proxies from closing an idle stream, and notices a client that went away.

@@ -2,6 +2,7 @@ package dev.cadre.platform.approvals;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
@@ -33,11 +34,12 @@ import tools.jackson.databind.json.JsonMapper;
 class ApprovalController {
 
     private static final List<String> STATUSES =
-            List.of("pending", "approved", "rejected", "expired", "canceled", "aborted");
+            List.of("pending", "approved", "rejected", "expired", "canceled", "aborted", "superseded");
 
     private final ApprovalService approvals;
     private final RunSubmitters submitters;
     private final JsonMapper json;
+    private final SecretRedactor redactor;
     private final Clock clock;
     private final boolean separationOfDuties;
 
@@ -45,15 +47,24 @@ class ApprovalController {
             ApprovalService approvals,
             RunSubmitters submitters,
             JsonMapper json,
+            SecretRedactor redactor,
             Clock clock,
             @Value("${cadre.approvals.separation-of-duties:true}") boolean separationOfDuties) {
         this.approvals = approvals;
         this.submitters = submitters;
         this.json = json;
+        this.redactor = redactor;
         this.clock = clock;
         this.separationOfDuties = separationOfDuties;
     }
 
+    /**
+     * An approval as the API shows it. {@code arguments} are what runs if approved as proposed, and
+     * {@code editedArguments} what runs instead, both redacted; {@code argumentsHash} identifies the
+     * action shown (the decision covers it alone), {@code executedHash} the action the decision lets
+     * run; {@code supersededBy} the request that replaced this one when the run asked for another
+     * action at the same position.
+     */
     record ApprovalView(
             String id,
             String runId,
@@ -73,7 +84,11 @@ class ApprovalController {
             @Nullable Instant decidedAt,
             Instant createdAt,
             Instant expiresAt,
-            long expiresInSeconds) {}
+            long expiresInSeconds,
+            int attempt,
+            @Nullable String argumentsHash,
+            @Nullable String executedHash,
+            @Nullable String supersededBy) {}
 
     record ApprovalPage(List<ApprovalView> items, int offset, int limit) {}
 
@@ -190,12 +205,16 @@ class ApprovalController {
                 r.confidence(),
                 r.planJson() == null ? null : json.readTree(r.planJson()),
                 r.status(),
-                r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson()),
+                r.editedArgumentsJson() == null ? null : redactor.redact(json.readTree(r.editedArgumentsJson())),
                 r.comment(),
                 r.decidedBy(),
                 r.decidedAt(),
                 r.createdAt(),
                 r.expiresAt(),
-                r.pending() ? left : 0);
+                r.pending() ? left : 0,
+                r.attempt(),
+                r.argumentsHash(),
+                r.executedHash(),
+                r.supersededBy());
     }
 }

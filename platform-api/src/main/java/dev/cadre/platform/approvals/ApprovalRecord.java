@@ -3,7 +3,18 @@ package dev.cadre.platform.approvals;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
-/** An approval request as stored, with its decision once there is one. */
+/**
+ * An approval request as stored, with its decision once there is one.
+ *
+ * @param argumentsJson the arguments shown, redacted
+ * @param editedArgumentsJson the approver's edits: what runs instead (kept redacted once the run ended)
+ * @param attempt 0 for the first request at this (run, session, call) position, one more for each
+ *     request that superseded an earlier one
+ * @param argumentsHash the {@link dev.cadre.agent.approval.ActionHash} of the action shown (tool and
+ *     real arguments): the decision covers this action and no other; null only for rows older than it
+ * @param executedHash the hash of the action a decision lets run: the shown one, or the edits
+ * @param supersededBy the request that replaced this one when the run asked for another action here
+ */
 public record ApprovalRecord(
         String id,
         String runId,
@@ -22,7 +33,11 @@ public record ApprovalRecord(
         @Nullable String decidedBy,
         @Nullable Instant decidedAt,
         Instant createdAt,
-        Instant expiresAt) {
+        Instant expiresAt,
+        int attempt,
+        @Nullable String argumentsHash,
+        @Nullable String executedHash,
+        @Nullable String supersededBy) {
 
     public static final String PENDING = "pending";
     public static final String APPROVED = "approved";
@@ -32,6 +47,8 @@ public record ApprovalRecord(
     public static final String ABORTED = "aborted";
 
     public static final String CANCELED = "canceled";
+    /** Set aside: the run asked for another action (tool or arguments) at this position after a resume. */
+    public static final String SUPERSEDED = "superseded";
 
     public boolean pending() {
         return PENDING.equals(status);

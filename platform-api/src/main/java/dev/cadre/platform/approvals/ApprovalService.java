@@ -1,5 +1,6 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.agent.approval.ActionHash;
 import dev.cadre.agent.approval.ApprovalDecision;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalRequest;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -26,8 +28,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The durable approval gate. A request is a row keyed by (run, session, call), so a run resumed
- * after a restart asks again and finds the same request — pending, or already decided. Waiting runs
+ * The durable approval gate. A request is a row keyed by (run, session, call) and bound to the hash
+ * of the action it shows, so a run resumed after a restart asks again and finds the same request —
+ * pending, or already decided — as long as it asks for the same action; for another one the row is
+ * superseded and a new request asks the human again. Waiting runs
  * are woken in-process at once, and by a sweep that also notices decisions taken by another
  * instance and expires requests nobody answered ({@code HUMAN_INTERVENTION_TIMEOUT}).
  */
@@ -81,18 +85,68 @@ public class ApprovalService implements ApprovalGate {
         record Abort(@Nullable String comment) implements Decision {}
     }
 
+    /**
+     * Records the request, or finds it recorded: a repeated request for the same action at the same
+     * position (a resumed run asking again) gets the decision already taken, or waits for it. A request
+     * for another action there (another tool or other arguments, by {@link ActionHash}) supersedes
+     * the recorded one — pending or decided — and asks the human again: a decision covers exactly the
+     * action it showed.
+     */
     @Override
     public CompletionStage<ApprovalDecision> request(ApprovalRequest request) {
+        String hash = request.actionHash();
+        ApprovalRecord stored = null;
+        // Bounded: each pass either finds the request, inserts it, or loses a race another writer won.
+        for (int pass = 0; pass < 5 && stored == null; pass++) {
+            Optional<ApprovalRecord> latest =
+                    store.latestByCall(request.runId(), request.sessionId(), request.callId());
+            if (latest.isPresent()
+                    && hash.equals(latest.get().argumentsHash())
+                    && !latest.get().status().equals(ApprovalRecord.SUPERSEDED)) {
+                stored = latest.get();
+                break;
+            }
+            String id = UUID.randomUUID().toString();
+            int attempt = 0;
+            if (latest.isPresent()) {
+                ApprovalRecord earlier = latest.get();
+                attempt = earlier.attempt() + 1;
+                if (!earlier.status().equals(ApprovalRecord.SUPERSEDED) && !supersede(earlier, id, request)) {
+                    continue; // decided or superseded meanwhile: look again
+                }
+            }
+            ApprovalRecord inserted = store.insertAttempt(newRecord(id, attempt, hash, request));
+            stored = hash.equals(inserted.argumentsHash()) && !inserted.status().equals(ApprovalRecord.SUPERSEDED)
+                    ? inserted
+                    : null;
+        }
+        if (stored == null) {
+            throw new IllegalStateException("approval of call " + request.callId() + " in run " + request.runId()
+                    + " kept changing while it was recorded");
+        }
+        if (!stored.pending()) {
+            return CompletableFuture.completedFuture(toDecision(stored));
+        }
+        ApprovalRecord asked = stored;
+        listeners.forEach(l -> l.requested(asked));
+        CompletableFuture<ApprovalDecision> future =
+                waiting.computeIfAbsent(asked.id(), id -> new CompletableFuture<>());
+        // The decision may have landed between the insert and the registration.
+        store.find(asked.id()).filter(r -> !r.pending()).ifPresent(this::wake);
+        return future;
+    }
+
+    private ApprovalRecord newRecord(String id, int attempt, String hash, ApprovalRequest request) {
         Instant now = clock.instant();
-        ApprovalRecord stored = store.insertIfAbsent(new ApprovalRecord(
-                UUID.randomUUID().toString(),
+        return new ApprovalRecord(
+                id,
                 request.runId(),
                 request.sessionId(),
                 request.callId(),
                 request.agent(),
                 request.tool(),
                 redactor.redact(request.arguments()).toString(),
-                truncate(request.what(), 1000),
+                truncate(redactor.redactText(request.what()), 1000),
                 truncate(request.why(), 2000),
                 request.confidence(),
                 json.writeValueAsString(request.plan()),
@@ -102,16 +156,47 @@ public class ApprovalService implements ApprovalGate {
                 null,
                 null,
                 now,
-                now.plus(timeout)));
-        if (!stored.pending()) {
-            return CompletableFuture.completedFuture(toDecision(stored));
+                now.plus(timeout),
+                attempt,
+                hash,
+                null,
+                null);
+    }
+
+    /** Sets {@code earlier} aside for the request {@code replacementId}; false when it changed meanwhile. */
+    private boolean supersede(ApprovalRecord earlier, String replacementId, ApprovalRequest request) {
+        String comment = truncate(
+                "superseded by " + replacementId + ": after a resume the run asks for " + request.tool()
+                        + (request.tool().equals(earlier.tool())
+                                ? " with other arguments"
+                                : " instead of " + earlier.tool())
+                        + (earlier.pending() ? "" : "; the earlier " + earlier.status() + " decision does not cover it")
+                        + (earlier.comment() == null ? "" : " (earlier comment: " + earlier.comment() + ")"),
+                2000);
+        if (!store.supersede(earlier.id(), earlier.status(), replacementId, comment, clock.instant())) {
+            return false;
         }
-        listeners.forEach(l -> l.requested(stored));
-        CompletableFuture<ApprovalDecision> future =
-                waiting.computeIfAbsent(stored.id(), id -> new CompletableFuture<>());
-        // The decision may have landed between the insert and the registration.
-        store.find(stored.id()).filter(r -> !r.pending()).ifPresent(this::wake);
-        return future;
+        audit.record(
+                "system",
+                "approval.supersede",
+                earlier.id(),
+                "run=" + earlier.runId() + " call=" + earlier.callId() + " was " + earlier.status() + " for "
+                        + earlier.tool() + " " + shortHash(earlier.argumentsHash()) + "; now " + request.tool() + " "
+                        + shortHash(request.actionHash()) + " asks again as " + replacementId);
+        log.info(
+                "Approval {} in run {} superseded by {}: the run now asks for another action",
+                earlier.id(),
+                earlier.runId(),
+                replacementId);
+        CompletableFuture<ApprovalDecision> stale = waiting.remove(earlier.id());
+        if (stale != null) {
+            stale.complete(new ApprovalDecision.Rejected("superseded by a request for another action", "system"));
+        }
+        return true;
+    }
+
+    private static String shortHash(@Nullable String hash) {
+        return hash == null ? "(no hash)" : hash.substring(0, Math.min(12, hash.length()));
     }
 
     public ApprovalRecord get(String id) {
@@ -138,10 +223,15 @@ public class ApprovalService implements ApprovalGate {
                 if (a.editedArguments() != null && !a.editedArguments().isObject()) {
                     throw ApiProblem.badField("arguments", "edited arguments must be a JSON object");
                 }
+                // What will run: the shown action, or the edits (the record keeps both hashes).
+                String executed = a.editedArguments() == null
+                        ? current.argumentsHash()
+                        : ActionHash.of(current.tool(), a.editedArguments());
                 yield store.decide(
                         id,
                         ApprovalRecord.APPROVED,
                         a.editedArguments() == null ? null : a.editedArguments().toString(),
+                        executed,
                         a.comment(),
                         actor,
                         now);
@@ -150,6 +240,7 @@ public class ApprovalService implements ApprovalGate {
                 store.decide(
                         id,
                         ApprovalRecord.REJECTED,
+                        null,
                         null,
                         r.comment() == null || r.comment().isBlank() ? "rejected by " + actor : r.comment(),
                         actor,
@@ -185,14 +276,32 @@ public class ApprovalService implements ApprovalGate {
         return after;
     }
 
-    /** Marks a run's pending requests as canceled (the run ended without them). */
+    /**
+     * The run ended: marks its pending requests as canceled, and forgets its approvers' edits in the
+     * clear ({@link #forgetEditsOfRun}).
+     */
     public void cancelPendingOfRun(String runId, String reason) {
+        forgetEditsOfRun(runId);
         for (ApprovalRecord r : store.pendingOfRun(runId)) {
-            if (store.decide(r.id(), ApprovalRecord.CANCELED, null, reason, "system", clock.instant())) {
+            if (store.decide(r.id(), ApprovalRecord.CANCELED, null, null, reason, "system", clock.instant())) {
                 CompletableFuture<ApprovalDecision> f = waiting.remove(r.id());
                 if (f != null) {
                     f.complete(new ApprovalDecision.Rejected(reason, "system"));
                 }
+            }
+        }
+    }
+
+    /**
+     * Keeps a finished run's approver edits only redacted: they were stored as given only so that a
+     * resumed run could still execute them; {@code executed_hash} keeps what ran.
+     */
+    public void forgetEditsOfRun(String runId) {
+        for (ApprovalRecord r : store.withEditsOfRun(runId)) {
+            String redacted =
+                    redactor.redact(json.readTree(r.editedArgumentsJson())).toString();
+            if (!redacted.equals(r.editedArgumentsJson())) {
+                store.replaceEdits(r.id(), redacted);
             }
         }
     }
@@ -205,7 +314,7 @@ public class ApprovalService implements ApprovalGate {
     public void sweep() {
         Instant now = clock.instant();
         for (ApprovalRecord r : store.expiredPending(now)) {
-            if (store.decide(r.id(), ApprovalRecord.EXPIRED, null, "no decision within " + timeout, null, now)) {
+            if (store.decide(r.id(), ApprovalRecord.EXPIRED, null, null, "no decision within " + timeout, null, now)) {
                 audit.record("system", "approval.expire", r.id(), "run=" + r.runId() + " tool=" + r.tool());
                 log.info("Approval {} for {} in run {} expired", r.id(), r.tool(), r.runId());
                 store.find(r.id()).ifPresent(this::wake);
@@ -228,10 +337,12 @@ public class ApprovalService implements ApprovalGate {
     private ApprovalDecision toDecision(ApprovalRecord r) {
         return switch (r.status()) {
             case ApprovalRecord.APPROVED ->
+                // Bound to the action shown: the loop refuses it for any other.
                 r.editedArgumentsJson() == null
-                        ? new ApprovalDecision.Approved(r.decidedBy())
-                        : new ApprovalDecision.ApprovedWithEdits(json.readTree(r.editedArgumentsJson()), r.decidedBy());
-            case ApprovalRecord.REJECTED, ApprovalRecord.CANCELED ->
+                        ? new ApprovalDecision.Approved(r.decidedBy(), r.argumentsHash())
+                        : new ApprovalDecision.ApprovedWithEdits(
+                                json.readTree(r.editedArgumentsJson()), r.decidedBy(), r.argumentsHash());
+            case ApprovalRecord.REJECTED, ApprovalRecord.CANCELED, ApprovalRecord.SUPERSEDED ->
                 new ApprovalDecision.Rejected(r.comment() == null ? "rejected" : r.comment(), r.decidedBy());
             case ApprovalRecord.EXPIRED -> new ApprovalDecision.Expired();
             case ApprovalRecord.ABORTED ->

@@ -21,7 +21,8 @@ public class ApprovalStore {
 
     private static final String COLUMNS =
             "id, run_id, session_id, call_id, agent, tool, arguments, what, why, confidence,"
-                    + " plan, status, edited_arguments, decision_comment, decided_by, decided_at, created_at, expires_at";
+                    + " plan, status, edited_arguments, decision_comment, decided_by, decided_at, created_at, expires_at,"
+                    + " attempt, arguments_hash, executed_hash, superseded_by";
 
     private final JdbcClient jdbc;
 
@@ -29,15 +30,14 @@ public class ApprovalStore {
         this.jdbc = jdbc;
     }
 
-    /** Inserts the request unless one exists for the same call; returns the stored one either way. */
-    ApprovalRecord insertIfAbsent(ApprovalRecord r) {
-        Optional<ApprovalRecord> existing = findByCall(r.runId(), r.sessionId(), r.callId());
-        if (existing.isPresent()) {
-            return existing.get();
-        }
+    /**
+     * Inserts the request as attempt {@code r.attempt()} of its call; when that attempt exists already
+     * (another instance raced us, or the same request again) returns the stored one instead.
+     */
+    ApprovalRecord insertAttempt(ApprovalRecord r) {
         try {
             jdbc.sql("INSERT INTO cadre_approval (" + COLUMNS
-                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .params(
                             r.id(),
                             r.runId(),
@@ -56,11 +56,15 @@ public class ApprovalStore {
                             null,
                             null,
                             Timestamp.from(r.createdAt()),
-                            Timestamp.from(r.expiresAt()))
+                            Timestamp.from(r.expiresAt()),
+                            r.attempt(),
+                            r.argumentsHash(),
+                            null,
+                            null)
                     .update();
             return r;
         } catch (DuplicateKeyException raced) {
-            return findByCall(r.runId(), r.sessionId(), r.callId()).orElseThrow();
+            return latestByCall(r.runId(), r.sessionId(), r.callId()).orElseThrow();
         }
     }
 
@@ -71,12 +75,43 @@ public class ApprovalStore {
                 .optional();
     }
 
-    Optional<ApprovalRecord> findByCall(String runId, String sessionId, String callId) {
+    /** The newest attempt at a call position: the request that counts, pending or decided. */
+    Optional<ApprovalRecord> latestByCall(String runId, String sessionId, String callId) {
         return jdbc.sql("SELECT " + COLUMNS
-                        + " FROM cadre_approval WHERE run_id = ? AND session_id = ? AND call_id = ?")
+                        + " FROM cadre_approval WHERE run_id = ? AND session_id = ? AND call_id = ?"
+                        + " ORDER BY attempt DESC LIMIT 1")
                 .params(runId, sessionId, callId)
                 .query(ApprovalStore::map)
                 .optional();
+    }
+
+    /**
+     * Sets a request aside because its run now asks for another action at its position; only if it
+     * is still in {@code expectedStatus}. Who decided and when stay, so the history shows what was
+     * decided on the earlier action.
+     */
+    boolean supersede(String id, String expectedStatus, String supersededBy, String comment, Instant at) {
+        return jdbc.sql("UPDATE cadre_approval SET status = 'superseded', superseded_by = ?, decision_comment = ?,"
+                                + " decided_by = COALESCE(decided_by, 'system'), decided_at = COALESCE(decided_at, ?),"
+                                + " version = version + 1 WHERE id = ? AND status = ?")
+                        .params(supersededBy, comment, Timestamp.from(at), id, expectedStatus)
+                        .update()
+                == 1;
+    }
+
+    /** Approvals of a run that still hold an approver's edits in the clear. */
+    List<ApprovalRecord> withEditsOfRun(String runId) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_approval WHERE run_id = ? AND edited_arguments IS NOT NULL")
+                .param(runId)
+                .query(ApprovalStore::map)
+                .list();
+    }
+
+    /** Replaces the stored edits of a request (with their redacted form, once nothing needs to run them). */
+    void replaceEdits(String id, String editedArgumentsJson) {
+        jdbc.sql("UPDATE cadre_approval SET edited_arguments = ? WHERE id = ?")
+                .params(editedArgumentsJson, id)
+                .update();
     }
 
     List<ApprovalRecord> list(@Nullable String status, @Nullable String runId, int offset, int limit) {
@@ -108,13 +143,14 @@ public class ApprovalStore {
             String id,
             String status,
             @Nullable String editedArgumentsJson,
+            @Nullable String executedHash,
             @Nullable String comment,
             @Nullable String decidedBy,
             Instant at) {
-        return jdbc.sql(
-                                "UPDATE cadre_approval SET status = ?, edited_arguments = ?, decision_comment = ?, decided_by = ?,"
-                                        + " decided_at = ?, version = version + 1 WHERE id = ? AND status = 'pending'")
-                        .params(status, editedArgumentsJson, comment, decidedBy, Timestamp.from(at), id)
+        return jdbc.sql("UPDATE cadre_approval SET status = ?, edited_arguments = ?, executed_hash = ?,"
+                                + " decision_comment = ?, decided_by = ?, decided_at = ?, version = version + 1"
+                                + " WHERE id = ? AND status = 'pending'")
+                        .params(status, editedArgumentsJson, executedHash, comment, decidedBy, Timestamp.from(at), id)
                         .update()
                 == 1;
     }
@@ -155,7 +191,11 @@ public class ApprovalStore {
                 rs.getString("decided_by"),
                 decided == null ? null : decided.toInstant(),
                 rs.getTimestamp("created_at").toInstant(),
-                rs.getTimestamp("expires_at").toInstant());
+                rs.getTimestamp("expires_at").toInstant(),
+                rs.getInt("attempt"),
+                rs.getString("arguments_hash"),
+                rs.getString("executed_hash"),
+                rs.getString("superseded_by"));
     }
 
     /**

@@ -99,7 +99,7 @@ public class EventJson {
         o.put("callId", r.callId());
         o.put("tool", r.tool());
         o.set("arguments", redactor.redact(r.arguments()));
-        o.put("what", r.what());
+        o.put("what", redactor.redactText(r.what()));
         o.put("why", r.why());
         if (r.confidence() != null) {
             o.put("confidence", r.confidence());

@@ -1,10 +1,12 @@
 package dev.cadre.platform.runs;
 
+import dev.cadre.agent.approval.ActionHash;
 import dev.cadre.agent.journal.JournalEntry;
 import dev.cadre.agent.journal.JournalKey;
 import dev.cadre.agent.journal.ToolJournal;
 import dev.cadre.agent.run.CheckpointCodec;
 import dev.cadre.agent.tool.ToolResult;
+import dev.cadre.platform.web.SecretRedactor;
 import java.sql.Timestamp;
 import java.time.Clock;
 import org.jspecify.annotations.Nullable;
@@ -16,7 +18,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The durable tool journal: each write commits on its own before returning (no surrounding
- * transaction), so "started" is on disk before the side effect begins.
+ * transaction), so "started" is on disk before the side effect begins. It keeps the hash of the
+ * arguments that ran ({@link ActionHash}, comparable with the approval's {@code executed_hash}) and a
+ * redacted copy, never a secret in the clear: a resumed run reuses the stored result and, for a call
+ * that never finished, only its tool name — never the arguments.
  */
 @Component
 class JdbcToolJournal implements ToolJournal {
@@ -25,12 +30,14 @@ class JdbcToolJournal implements ToolJournal {
     private final CheckpointCodec codec;
     private final JsonMapper json;
     private final Clock clock;
+    private final SecretRedactor redactor;
 
-    JdbcToolJournal(JdbcClient jdbc, CheckpointCodec codec, JsonMapper json, Clock clock) {
+    JdbcToolJournal(JdbcClient jdbc, CheckpointCodec codec, JsonMapper json, Clock clock, SecretRedactor redactor) {
         this.jdbc = jdbc;
         this.codec = codec;
         this.json = json;
         this.clock = clock;
+        this.redactor = redactor;
     }
 
     @Override
@@ -54,14 +61,15 @@ class JdbcToolJournal implements ToolJournal {
     @Override
     public void started(JournalKey key, String tool, JsonNode arguments) {
         try {
-            jdbc.sql("INSERT INTO cadre_tool_journal (run_id, session_id, call_id, tool, arguments, state, started_at)"
-                            + " VALUES (?, ?, ?, ?, ?, 'started', ?)")
+            jdbc.sql("INSERT INTO cadre_tool_journal (run_id, session_id, call_id, tool, arguments, arguments_hash,"
+                            + " state, started_at) VALUES (?, ?, ?, ?, ?, ?, 'started', ?)")
                     .params(
                             key.runId(),
                             key.sessionId(),
                             key.callId(),
                             tool,
-                            arguments.toString(),
+                            redactor.redact(arguments).toString(),
+                            ActionHash.of(tool, arguments),
                             Timestamp.from(clock.instant()))
                     .update();
         } catch (DuplicateKeyException e) {

@@ -359,6 +359,8 @@ public final class RunExecutor {
                 outcome.iterations());
         if (status != RunStatus.COMPLETED) {
             approvals.cancelPendingOfRun(run.id(), "run ended: " + status.wire());
+        } else {
+            approvals.forgetEditsOfRun(run.id());
         }
         events.signal();
         if (recorded) {

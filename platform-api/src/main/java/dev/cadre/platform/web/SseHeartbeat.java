@@ -27,7 +27,8 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 @Component
 public class SseHeartbeat implements DisposableBean {
 
-    private final Map<SseEmitter, Open> open = new ConcurrentHashMap<>();
+    // Keyed by the emitter, or by a Slot for a stream that writes itself (A2A).
+    private final Map<Object, Open> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("sse-heartbeat").factory());
     private final Clock clock;
@@ -75,6 +76,44 @@ public class SseHeartbeat implements DisposableBean {
      * @throws ApiProblem 429 when the caller's key or the platform holds as many streams as allowed
      */
     public synchronized void register(SseEmitter emitter, Runnable onGone) {
+        open.put(emitter, new Open(admit(), onGone));
+    }
+
+    /**
+     * A stream slot for a stream that writes to its response itself (A2A {@code SendStreamingMessage},
+     * {@code SubscribeToTask}): counted against the same per-key and platform caps as event streams,
+     * held until closed. Such a stream sends its own keep-alives and ends itself after {@link
+     * #idleTimeout()} without an event.
+     *
+     * @throws ApiProblem 429 when the caller's key or the platform holds as many streams as allowed
+     */
+    public synchronized Slot openSlot() {
+        Slot slot = new Slot(this);
+        open.put(slot, new Open(admit(), () -> {}));
+        return slot;
+    }
+
+    /** How long a stream may go without an event before it is closed. */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    /** One counted stream that is not an emitter; closing it frees the slot (idempotent). */
+    public static final class Slot implements AutoCloseable {
+        private final SseHeartbeat owner;
+
+        private Slot(SseHeartbeat owner) {
+            this.owner = owner;
+        }
+
+        @Override
+        public void close() {
+            owner.open.remove(this);
+        }
+    }
+
+    /** The caller's name if it may open one more stream; 429 otherwise. */
+    private String admit() {
         var auth = SecurityContextHolder.getContext().getAuthentication();
         // Key names are unique and never reused, so the authenticated name is the key (or the key a
         // console session logged in with).
@@ -87,7 +126,7 @@ public class SseHeartbeat implements DisposableBean {
             throw tooMany("this key has " + mine
                     + " open event streams, its limit (cadre.sse.max-streams-per-key); close one first");
         }
-        open.put(emitter, new Open(owner, onGone));
+        return owner;
     }
 
     /** Stops heartbeats for a stream that ended. */
@@ -102,7 +141,10 @@ public class SseHeartbeat implements DisposableBean {
 
     private void beat() {
         var idleSince = clock.instant().minus(idleTimeout);
-        open.forEach((emitter, o) -> {
+        open.forEach((key, o) -> {
+            if (!(key instanceof SseEmitter emitter)) {
+                return; // a Slot: its stream beats and times out on its own
+            }
             if (emitter instanceof TrackedEmitter t && t.lastEvent().isBefore(idleSince)) {
                 open.remove(emitter);
                 o.onGone().run();
@@ -125,7 +167,11 @@ public class SseHeartbeat implements DisposableBean {
     @Override
     public void destroy() {
         timer.shutdownNow();
-        open.keySet().forEach(SseEmitter::complete);
+        open.keySet().forEach(k -> {
+            if (k instanceof SseEmitter e) {
+                e.complete();
+            }
+        });
     }
 
     /** Remembers when it last sent an event. */

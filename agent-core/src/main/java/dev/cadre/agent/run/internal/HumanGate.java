@@ -2,11 +2,13 @@ package dev.cadre.agent.run.internal;
 
 import dev.cadre.agent.Failure;
 import dev.cadre.agent.FailureCode;
+import dev.cadre.agent.approval.ActionHash;
 import dev.cadre.agent.approval.ApprovalDecision;
 import dev.cadre.agent.approval.ApprovalKind;
 import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.agent.event.AgentEvent;
 import dev.cadre.agent.model.ToolCall;
+import dev.cadre.agent.telemetry.SecretMasker;
 import dev.cadre.agent.tool.JsonSchemas;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +23,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * the arguments it would run with) and turn the human's decision into a {@link Verdict} in one place.
  */
 final class HumanGate {
+
+    /** Masks the arguments in the one-line description a human reads (the arguments themselves run unmasked). */
+    private static final SecretMasker MASKER = SecretMasker.standard();
 
     private final AgentContext ctx;
     private final SessionStream stream;
@@ -53,7 +58,7 @@ final class HumanGate {
                     call.name(),
                     arguments,
                     schema,
-                    call.name() + " " + arguments + " (" + description + ")");
+                    call.name() + " " + MASKER.redact(arguments) + " (" + description + ")");
         }
 
         /** Whether a worker's result may go to its parent, as it is or with an edited summary. */
@@ -83,9 +88,26 @@ final class HumanGate {
         record Refused(Failure failure) implements Verdict {}
     }
 
-    /** Asks the gate about {@code subject} and waits for the decision; the one place decisions are read. */
+    /**
+     * Asks the gate about {@code subject} and waits for the decision; the one place decisions are read.
+     * An approval bound to another action than the subject's ({@link ActionHash}) is refused: after a
+     * resume the model may have chosen another tool or other arguments at the same position, and a
+     * decision on the earlier action never lets this one run.
+     */
     Verdict decide(Subject subject, Turn turn) throws InterruptedException {
-        return switch (ask(subject, turn)) {
+        ApprovalDecision decision = ask(subject, turn);
+        String approved = switch (decision) {
+            case ApprovalDecision.Approved a -> a.actionHash();
+            case ApprovalDecision.ApprovedWithEdits e -> e.actionHash();
+            default -> null;
+        };
+        if (approved != null && !approved.equals(ActionHash.of(subject.toolName(), subject.arguments()))) {
+            return new Verdict.Refused(FailureCode.APPROVAL_MISMATCH.failure("the approval by "
+                    + (decision.decidedBy() == null ? "someone" : decision.decidedBy())
+                    + " was given for another action than " + subject.toolName()
+                    + " with these arguments; not running it"));
+        }
+        return switch (decision) {
             case ApprovalDecision.Approved a -> new Verdict.Proceed(subject.arguments());
             case ApprovalDecision.ApprovedWithEdits edits -> {
                 List<String> errors = subject.editSchema() == null
