@@ -250,6 +250,7 @@ public class ApprovalService implements ApprovalGate {
                         id,
                         ApprovalRecord.ABORTED,
                         null,
+                        null,
                         r.comment() == null || r.comment().isBlank() ? "aborted by " + actor : r.comment(),
                         actor,
                         now);
