@@ -74,6 +74,18 @@ class StorageFootprintIT {
         }
         System.out.println(
                 "Bytes per run by table (" + RUNS + " triage runs, PostgreSQL): " + perRun + ", total " + total);
+        // Live bytes per run (rows as stored, TOAST included, without the dead versions the run's
+        // updates leave until VACUUM reuses them): the steady-state figure.
+        Map<String, Long> live = new LinkedHashMap<>();
+        for (String table : perRun.keySet()) {
+            live.put(
+                    table,
+                    jdbc.sql("SELECT COALESCE(SUM(pg_column_size(t.*)), 0) FROM " + table + " t")
+                                    .query(Long.class)
+                                    .single()
+                            / (RUNS + 1));
+        }
+        System.out.println("Live row bytes per run by table (without indexes and dead versions): " + live);
         for (String id : ids) {
             assertThat(jdbc.sql("SELECT checkpoint FROM cadre_run WHERE id = ?")
                             .param(id)
