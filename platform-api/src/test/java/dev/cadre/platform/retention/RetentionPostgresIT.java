@@ -91,9 +91,16 @@ class RetentionPostgresIT {
                 .plus(Duration.ofHours(1));
         for (String id : new String[] {"run_part_done_" + scenario.tag, "run_part_live_" + scenario.tag}) {
             boolean live = id.contains("live");
-            jdbc.sql("INSERT INTO cadre_run (id, agent, input, status, submitted_by, created_at, updated_at)"
-                            + " VALUES (?, 'triage', 'x', ?, 'test', ?, ?)")
-                    .params(id, live ? "working" : "completed", Timestamp.from(at), Timestamp.from(at))
+            // The working run holds another instance's lease, so the recovery sweep leaves it be.
+            jdbc.sql("INSERT INTO cadre_run (id, agent, input, status, submitted_by, created_at, updated_at, owner,"
+                            + " lease_until) VALUES (?, 'triage', 'x', ?, 'test', ?, ?, ?, ?)")
+                    .params(
+                            id,
+                            live ? "working" : "completed",
+                            Timestamp.from(at),
+                            Timestamp.from(at),
+                            live ? "another-instance" : null,
+                            live ? Timestamp.from(now.plus(Duration.ofDays(30))) : null)
                     .update();
             for (int seq = 1; seq <= 4; seq++) {
                 jdbc.sql("INSERT INTO cadre_run_event (run_id, seq, session_id, main_stream, type, data, at)"

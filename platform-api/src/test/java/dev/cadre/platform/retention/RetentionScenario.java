@@ -101,8 +101,9 @@ final class RetentionScenario {
 
     private void run(String id, String status, Instant created) {
         boolean ended = !status.equals("working");
+        // A working run holds a lease of another (live) instance, so the recovery sweep leaves it be.
         jdbc.sql("INSERT INTO cadre_run (id, agent, input, status, submitted_by, created_at, updated_at, finished_at,"
-                        + " checkpoint) VALUES (?, 'triage', ?, ?, 'test', ?, ?, ?, ?)")
+                        + " checkpoint, owner, lease_until) VALUES (?, 'triage', ?, ?, 'test', ?, ?, ?, ?, ?, ?)")
                 .params(
                         id,
                         "input of " + id,
@@ -110,7 +111,9 @@ final class RetentionScenario {
                         Timestamp.from(created),
                         Timestamp.from(created),
                         ended ? Timestamp.from(created.plusSeconds(5)) : null,
-                        ended ? null : "{\"checkpoint\":true}")
+                        ended ? null : "{\"checkpoint\":true}",
+                        ended ? null : "another-instance",
+                        ended ? null : Timestamp.from(now.plus(Duration.ofDays(1))))
                 .update();
         for (int seq = 1; seq <= 3; seq++) {
             jdbc.sql("INSERT INTO cadre_run_event (run_id, seq, session_id, main_stream, type, data, at)"
