@@ -45,6 +45,8 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
 
     abstract List<NamespaceSummary> readNamespaces();
 
+    abstract PruneResult removeOld(MemoryRetention retention);
+
     /** Starts delivering changes after {@code cursor} (already validated). */
     abstract Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer);
 
@@ -225,6 +227,11 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
     @Override
     public final List<NamespaceSummary> namespaces() {
         return observe(Op.NAMESPACES, "", this::readNamespaces, r -> Outcome.OK);
+    }
+
+    @Override
+    public final PruneResult prune(MemoryRetention retention) {
+        return removeOld(retention);
     }
 
     private Instant now() {

@@ -124,6 +124,12 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    PruneResult removeOld(MemoryRetention retention) {
+        // Only history and request ids go; the cache holds latest versions only, which are kept.
+        return authority.removeOld(retention);
+    }
+
+    @Override
     EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit) {
         return authority.readPage(namespace, prefix, afterKey, limit);
     }

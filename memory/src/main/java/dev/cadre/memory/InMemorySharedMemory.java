@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -29,14 +30,17 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
         }
     }
 
-    private record Recorded(String fingerprint, WriteOutcome outcome) {}
+    private record Recorded(String fingerprint, WriteOutcome outcome, Instant at) {}
 
     private final Object writeLock = new Object();
     /** Latest version of each entry, tombstones included; readable without the lock. */
     private final ConcurrentSkipListMap<Id, MemoryVersion> latest = new ConcurrentSkipListMap<>();
 
     private final Map<Id, List<MemoryVersion>> histories = new HashMap<>();
-    private final List<MemoryChange> log = new ArrayList<>();
+    /** The change log by cursor; pruning removes the changes of removed versions, leaving gaps. */
+    private final TreeMap<Long, MemoryChange> log = new TreeMap<>();
+
+    private long lastCursor; // guarded by writeLock
     private final Map<String, Recorded> requests = new HashMap<>();
     private final ChangeSignal signal = new ChangeSignal();
 
@@ -76,20 +80,23 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
                         request.namespace(), request.key(), next, request.value(), request.at(), request.writer());
                 latest.put(id, written);
                 histories.computeIfAbsent(id, k -> new ArrayList<>()).add(written);
-                log.add(new MemoryChange(
-                        log.size() + 1L,
-                        written.namespace(),
-                        written.key(),
-                        next,
-                        written.value(),
-                        written.updatedAt(),
-                        written.updatedBy()));
+                lastCursor++;
+                log.put(
+                        lastCursor,
+                        new MemoryChange(
+                                lastCursor,
+                                written.namespace(),
+                                written.key(),
+                                next,
+                                written.value(),
+                                written.updatedAt(),
+                                written.updatedBy()));
                 outcome = new WriteOutcome.Written(next);
             } else {
                 outcome = new WriteOutcome.Conflict(currentVersion, live ? toEntry(current) : null);
             }
             if (request.requestId() != null) {
-                requests.put(request.requestId(), new Recorded(request.fingerprint(), outcome));
+                requests.put(request.requestId(), new Recorded(request.fingerprint(), outcome, request.at()));
             }
         }
         if (outcome instanceof WriteOutcome.Written) {
@@ -111,6 +118,45 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
         synchronized (writeLock) {
             return List.copyOf(histories.getOrDefault(new Id(namespace, key), List.of()));
         }
+    }
+
+    @Override
+    PruneResult removeOld(MemoryRetention retention) {
+        long versions = 0;
+        long bytes = 0;
+        long requestIds = 0;
+        synchronized (writeLock) {
+            Map<Id, Long> oldestKept = new HashMap<>();
+            for (var e : histories.entrySet()) {
+                List<MemoryVersion> history = e.getValue();
+                long latestVersion = history.getLast().version();
+                boolean deleted = history.getLast().deleted();
+                int remove = 0;
+                // Oldest first: the first version kept ends the run (the rest are newer or among the last N).
+                while (remove < history.size()) {
+                    MemoryVersion v = history.get(remove);
+                    if (!retention.removes(v.version(), latestVersion, deleted, v.updatedAt())) {
+                        break;
+                    }
+                    bytes += v.value() == null ? 0 : v.value().length();
+                    remove++;
+                }
+                history.subList(0, remove).clear();
+                versions += remove;
+                oldestKept.put(e.getKey(), history.getFirst().version());
+            }
+            log.values()
+                    .removeIf(ch ->
+                            ch.version() < oldestKept.getOrDefault(new Id(ch.namespace(), ch.key()), Long.MIN_VALUE));
+            var requestIt = requests.values().iterator();
+            while (requestIt.hasNext()) {
+                if (requestIt.next().at().isBefore(retention.requestIdsBefore())) {
+                    requestIt.remove();
+                    requestIds++;
+                }
+            }
+        }
+        return new PruneResult(versions, requestIds, bytes);
     }
 
     @Override
@@ -140,9 +186,7 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     @Override
     List<MemoryChange> readChanges(long cursor, int limit) {
         synchronized (writeLock) {
-            int from = (int) Math.min(cursor, log.size());
-            int to = Math.min(log.size(), from + limit);
-            return List.copyOf(log.subList(from, to));
+            return log.tailMap(cursor, false).values().stream().limit(limit).toList();
         }
     }
 
@@ -188,7 +232,7 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     @Override
     public long latestCursor() {
         synchronized (writeLock) {
-            return log.size();
+            return lastCursor;
         }
     }
 

@@ -3,6 +3,7 @@ package dev.cadre.memory;
 import dev.cadre.memory.internal.ChangeSignal;
 import dev.cadre.memory.internal.Dialect;
 import dev.cadre.memory.internal.JdbcOutbox;
+import dev.cadre.memory.internal.JdbcPrune;
 import dev.cadre.memory.internal.JdbcReads;
 import dev.cadre.memory.internal.JdbcWrites;
 import dev.cadre.memory.internal.PgWake;
@@ -33,6 +34,7 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
     private final JdbcReads reads;
     private final JdbcWrites writes;
     private final JdbcOutbox outbox;
+    private final JdbcPrune prune;
     private final ChangeSignal wake = new ChangeSignal();
     private final ChangeSignal sequenced = new ChangeSignal();
     private final Relay relay;
@@ -57,6 +59,7 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
         this.reads = new JdbcReads(dataSource);
         this.writes = new JdbcWrites(dataSource, dialect);
         this.outbox = new JdbcOutbox(dataSource, dialect);
+        this.prune = new JdbcPrune(dataSource, dialect);
         reads.requireSchema();
         this.relay = new Relay(outbox, publisher, options.relayPollInterval(), wake, sequenced).start();
         this.pgWake = dialect == Dialect.POSTGRESQL ? new PgWake(dataSource, wake) : null;
@@ -82,6 +85,11 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
     @Override
     List<MemoryVersion> readHistory(String namespace, String key) {
         return reads.history(namespace, key);
+    }
+
+    @Override
+    PruneResult removeOld(MemoryRetention retention) {
+        return prune.prune(retention);
     }
 
     @Override

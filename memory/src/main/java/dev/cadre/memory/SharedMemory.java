@@ -114,6 +114,15 @@ public interface SharedMemory extends AutoCloseable {
      */
     Subscription subscribe(long cursor, Consumer<MemoryChange> consumer);
 
+    /**
+     * Removes old history versions and request-id records as {@code retention} says, in batches (each
+     * its own transaction), and never the current version of an entry, so reads, conflicts and the
+     * next version number are unchanged. Changes whose version was removed are gone from {@link
+     * #changesSince} too (a subscriber that far behind resumes at the next kept change). Safe to run
+     * from several instances at once.
+     */
+    PruneResult prune(MemoryRetention retention);
+
     /** Whether the backend is fully working or serving in a degraded mode. */
     MemoryHealth health();
 

@@ -255,6 +255,89 @@ abstract class SharedMemoryContract {
         assertThat(memory.history(ns, "k")).extracting(MemoryVersion::version).containsExactly(1L, 2L, 3L);
     }
 
+    // ------------------------------------------------------------------ prune
+
+    @Test
+    void prune_keepsTheNewestVersionsAndEverythingRecent_andNeverTheCurrentVersion() {
+        // (The prune is global; other tests' namespaces only lose history they no longer read.)
+        for (int i = 1; i <= 12; i++) {
+            memory.put(ns, "busy", Integer.toString(i), i - 1, AGENT);
+        }
+        memory.put(ns, "quiet", "1", 0, AGENT);
+        memory.put(ns, "quiet", "2", 1, AGENT);
+        memory.put(ns, "gone", "1", 0, AGENT);
+        memory.delete(ns, "gone", 1, AGENT);
+        memory.latestCursor(); // the JDBC relay sequences what is written (only sequenced history goes)
+
+        // A window reaching back before the writes keeps all of them, however few versions N allows.
+        memory.prune(new MemoryRetention(1, Instant.now().minusSeconds(3600), Instant.EPOCH));
+        assertThat(memory.history(ns, "busy")).hasSize(12);
+
+        Instant later = Instant.now().plusSeconds(60);
+        // Once unbounded by time: this prune also removes the old history of the tests before (on H2
+        // after the append workloads, tens of MB). Then again until the hybrid relay has published
+        // the last writes (only published history goes); polled in this thread, as an interrupted
+        // H2 closes its file.
+        memory.prune(new MemoryRetention(3, later, Instant.EPOCH));
+        await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            memory.prune(new MemoryRetention(3, later, Instant.EPOCH));
+            assertThat(memory.history(ns, "busy"))
+                    .extracting(MemoryVersion::version)
+                    .containsExactly(10L, 11L, 12L);
+        });
+        assertThat(memory.history(ns, "quiet"))
+                .extracting(MemoryVersion::version)
+                .containsExactly(1L, 2L);
+        // A deleted entry keeps only its tombstone once the rest is old.
+        assertThat(memory.history(ns, "gone"))
+                .extracting(MemoryVersion::version)
+                .containsExactly(2L);
+
+        await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            memory.prune(new MemoryRetention(1, later, Instant.EPOCH));
+            assertThat(memory.history(ns, "busy"))
+                    .extracting(MemoryVersion::version)
+                    .containsExactly(12L);
+            assertThat(memory.history(ns, "gone"))
+                    .extracting(MemoryVersion::version)
+                    .containsExactly(2L);
+        });
+        // The current versions are intact: reads, the next version and tombstones behave as before.
+        assertThat(memory.get(ns, "busy", true).orElseThrow().value()).isEqualTo("12");
+        assertThat(memory.get(ns, "gone", true)).isEmpty();
+        assertThat(version(memory.put(ns, "busy", "13", 12, AGENT))).isEqualTo(13);
+        assertThat(conflict(memory.put(ns, "busy", "0", 12, AGENT)).currentVersion())
+                .isEqualTo(13);
+        assertThat(version(memory.put(ns, "gone", "\"back\"", 0, AGENT))).isEqualTo(3);
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(memory.changesSince(0, 1000).stream()
+                                .filter(ch ->
+                                        ch.namespace().equals(ns) && ch.key().equals("busy"))
+                                .map(MemoryChange::version)
+                                .toList())
+                        .containsExactly(12L, 13L));
+    }
+
+    @Test
+    void prune_forgetsOldRequestIds_soARetryWithOneWritesAgain() {
+        String requestId = "req-" + ns;
+        assertThat(version(memory.put(ns, "k", "1", 0, AGENT, requestId))).isEqualTo(1);
+
+        memory.prune(new MemoryRetention(1, Instant.EPOCH, Instant.now().minusSeconds(3600)));
+        assertThat(version(memory.put(ns, "k", "1", 0, AGENT, requestId))).isEqualTo(1); // the first outcome again
+
+        memory.prune(new MemoryRetention(1, Instant.EPOCH, Instant.now().plusSeconds(60)));
+        assertThat(conflict(memory.put(ns, "k", "1", 0, AGENT, requestId)).currentVersion())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void prune_refusesToKeepFewerThanTheCurrentVersion() {
+        assertThatThrownBy(() -> new MemoryRetention(0, Instant.now(), Instant.now()))
+                .isInstanceOf(InvalidMemoryRequestException.class)
+                .hasMessageContaining("keepVersions");
+    }
+
     // ------------------------------------------------------------------ update
 
     @Test

@@ -157,6 +157,7 @@ class ArchitectureTest {
             Map.entry("cadre_api_key", "dev.cadre.platform.security.ApiKeyEntity"),
             Map.entry("cadre_eval", "dev.cadre.platform.evals.EvalStore"),
             // Written by the baseline migration only.
+            Map.entry("cadre_maintenance_lease", "dev.cadre.platform.retention.MaintenanceLease"),
             Map.entry("cadre_schema_info", MIGRATIONS_ONLY));
 
     /** Spring Data repositories of the owners' entities (they carry no SQL). */

@@ -1,7 +1,7 @@
 // Overview: the last hours at a glance — runs per hour by status, success rate, p50/p95 duration,
 // tokens by agent and model, failures by category, approvals waiting. Each chart has its table.
 import { get } from '../api.js';
-import { h, clear, fmtDuration, fmtNum, fmtPct, errorBox, every } from '../ui.js';
+import { h, clear, fmtDuration, fmtNum, fmtPct, fmtTime, errorBox, every } from '../ui.js';
 
 // Version-less thanks to webjars-locator-lite: the dashboard pom alone says which ECharts.
 // Vendored from the npm package echarts 6.1.0 (no webjar of a release without the tooltip XSS issues is served).
@@ -118,7 +118,25 @@ export async function render(root, route, ctx) {
         { name: 'output', type: 'bar', stack: 't', color: '#8250df', data: models.map((m) => m.outputTokens) }],
     }, o.tokensByModel.map((m) => [m.agent, m.model, m.calls, fmtNum(m.inputTokens), fmtNum(m.outputTokens)]), ['Agent', 'Model', 'Calls', 'Input tokens', 'Output tokens']);
   }
+  // Storage: what retention keeps per kind, how old the oldest row is, sizes where the database
+  // tells (PostgreSQL). Its own request, so the figures above do not wait for it.
+  const storageTable = h('div', { id: 'storage-table' });
+  const storageNote = h('p', { class: 'muted', id: 'storage-note' });
+  charts.append(h('section', { class: 'card', 'aria-labelledby': 'h-storage', id: 'storage' },
+    h('h2', { id: 'h-storage', style: { marginTop: 0 } }, 'Storage'), storageNote, storageTable));
+  const fmtBytes = (b) => (b == null ? '–' : b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(1)} GiB` : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : `${Math.round(b / 1024)} KiB`);
+  const fmtAge = (s) => (s == null ? '–' : s >= 86400 ? `${Math.floor(s / 86400)} d` : s >= 3600 ? `${Math.floor(s / 3600)} h` : `${Math.floor(s / 60)} min`);
+  async function loadStorage() {
+    const s = await get('/api/v1/stats/storage');
+    storageNote.textContent = s.lastRunAt ? `Retention last ran ${fmtTime(s.lastRunAt)}, every ${s.interval}.` : `Retention has not run yet (every ${s.interval}).`;
+    clear(storageTable, h('table', { class: 'grid' },
+      h('thead', {}, h('tr', {}, ['Kind', 'Kept', 'Oldest', 'Size', 'Partitions', 'Removed (last pass)'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, s.kinds.map((k) => h('tr', {}, [k.kind, k.keep, fmtAge(k.oldestAgeSeconds), fmtBytes(k.bytes), k.partitions ? fmtNum(k.partitions) : '–',
+        k.removedRows == null ? '–' : fmtNum(k.removedRows)].map((v) => h('td', {}, v)))))));
+  }
   try { await load(); } catch (e) { tiles.replaceWith(errorBox(e, load)); }
+  loadStorage().catch((e) => clear(storageTable, errorBox(e, loadStorage)));
+  const stopStorage = every(60_000, loadStorage);
   const stop = every(30_000, load);
-  return () => { stop(); window.removeEventListener('resize', resize); Object.values(boxes).forEach((b) => b.instance?.dispose()); };
+  return () => { stop(); stopStorage(); window.removeEventListener('resize', resize); Object.values(boxes).forEach((b) => b.instance?.dispose()); };
 }

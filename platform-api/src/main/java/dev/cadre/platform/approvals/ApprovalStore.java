@@ -1,5 +1,6 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.platform.storage.Removed;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -208,5 +209,32 @@ public class ApprovalStore {
                 .query(java.time.OffsetDateTime.class)
                 .optional()
                 .map(java.time.OffsetDateTime::toInstant);
+    }
+
+    // ---- retention (RetentionService) ----
+
+    /** Runs with an approval request still pending: retention keeps them whatever their age. */
+    public java.util.Set<String> runsWithPendingApprovals() {
+        return new java.util.HashSet<>(jdbc.sql("SELECT DISTINCT run_id FROM cadre_approval WHERE status = 'pending'")
+                .query(String.class)
+                .list());
+    }
+
+    /** Removes the decided (or expired) requests of these runs; a pending one is never removed. */
+    public Removed deleteOfRuns(java.util.Collection<String> runIds) {
+        if (runIds.isEmpty()) {
+            return Removed.NONE;
+        }
+        String in = dev.cadre.platform.storage.KeyLists.placeholders(1, runIds.size());
+        long bytes = jdbc.sql("SELECT COALESCE(SUM(LENGTH(arguments) + COALESCE(LENGTH(plan), 0)"
+                        + " + COALESCE(LENGTH(why), 0)), 0) FROM cadre_approval WHERE status <> 'pending' AND run_id IN ("
+                        + in + ")")
+                .params(List.copyOf(runIds))
+                .query(Long.class)
+                .single();
+        int n = jdbc.sql("DELETE FROM cadre_approval WHERE status <> 'pending' AND run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .update();
+        return new Removed(n, bytes);
     }
 }

@@ -1,5 +1,7 @@
 package dev.cadre.platform.audit;
 
+import dev.cadre.platform.storage.KeyLists;
+import dev.cadre.platform.storage.Removed;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
@@ -49,5 +51,60 @@ public class AuditLog {
 
     private static String truncate(String s, int max) {
         return s.length() <= max ? s : s.substring(0, max);
+    }
+
+    // ---- retention (RetentionService) ----
+
+    static final String TABLE = "cadre_audit_log";
+
+    /** Removes records written before {@code before}, oldest first, at most {@code batch} per statement. */
+    public Removed deleteBefore(Instant before, int batch) {
+        Removed removed = Removed.NONE;
+        while (true) {
+            record Key(long id, long bytes) {}
+            List<Key> keys = jdbc.sql("SELECT id, LENGTH(actor) + LENGTH(action) + LENGTH(target)"
+                            + " + COALESCE(LENGTH(detail), 0) FROM cadre_audit_log WHERE at < ? ORDER BY at, id"
+                            + " FETCH FIRST ? ROWS ONLY")
+                    .params(Timestamp.from(before), batch)
+                    .query((rs, i) -> new Key(rs.getLong(1), rs.getLong(2)))
+                    .list();
+            if (keys.isEmpty()) {
+                return removed;
+            }
+            int n = jdbc.sql("DELETE FROM cadre_audit_log WHERE id IN (" + KeyLists.placeholders(1, keys.size()) + ")")
+                    .params(keys.stream().map(k -> (Object) k.id()).toList())
+                    .update();
+            removed = removed.plus(
+                    new Removed(n, keys.stream().mapToLong(Key::bytes).sum()));
+            if (keys.size() < batch) {
+                return removed;
+            }
+        }
+    }
+
+    /** When the oldest record was written. */
+    public java.util.Optional<Instant> oldestAt() {
+        return jdbc.sql("SELECT MIN(at) FROM cadre_audit_log")
+                .query(java.time.OffsetDateTime.class)
+                .optional()
+                .map(java.time.OffsetDateTime::toInstant);
+    }
+
+    private volatile boolean sizeUnknown; // H2: no size functions
+
+    /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
+    public java.util.OptionalLong sizeBytes() {
+        if (sizeUnknown) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
+                    .params(TABLE, TABLE)
+                    .query(Long.class)
+                    .single());
+        } catch (org.springframework.dao.DataAccessException e) {
+            sizeUnknown = true;
+            return java.util.OptionalLong.empty();
+        }
     }
 }

@@ -237,7 +237,7 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
                 } finally {
                     slot.close();
                     try {
-                        commands.sync().xack(m.getStream(), group, m.getId());
+                        acknowledge(m.getStream(), m.getId());
                     } catch (RuntimeException e) {
                         // Unacknowledged: another instance may claim it; the lease makes that harmless.
                         log.debug("Could not acknowledge run {}: {}", runId, e.getMessage());
@@ -245,6 +245,29 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * Acknowledges a run's entry and deletes it from the stream in one script, so the stream holds
+     * only runs not yet acknowledged (it grew by one entry per run, forever). Only entries this
+     * group acknowledged go — never one still pending or not yet read — and the group is the
+     * stream's only reader, so nothing else needed it. (Not MAXLEN: that trims by count and could
+     * drop a run nobody read yet.)
+     */
+    void acknowledge(String entryStream, String entryId) {
+        commands.sync()
+                .eval(
+                        "local n = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])"
+                                + " if n == 1 then redis.call('XDEL', KEYS[1], ARGV[2]) end return n",
+                        io.lettuce.core.ScriptOutputType.INTEGER,
+                        new String[] {entryStream},
+                        group,
+                        entryId);
+    }
+
+    /** Entries in the run streams (every priority): runs enqueued and not yet acknowledged. */
+    public long streamLength() {
+        return PRIORITIES.stream().mapToLong(p -> commands.sync().xlen(streamOf(p))).sum();
     }
 
     private void ensureGroup(RedisCommands<String, String> redis, String key) {

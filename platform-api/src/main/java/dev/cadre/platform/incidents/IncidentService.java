@@ -44,6 +44,16 @@ public final class IncidentService {
     private static final Logger log = LoggerFactory.getLogger(IncidentService.class);
     private static final int RETRIES = 32;
 
+    /**
+     * Runs an incident lists (newest last); {@code runCount} counts them all. Older links live on in
+     * the {@code run:<id>} keys and the runs themselves, so the value stays bounded however long an
+     * incident stays open (uncapped, one open for days passed memory's value limit).
+     */
+    static final int MAX_RUNS = 50;
+
+    /** Remediations and alert notifications kept once outside their window (the escalation always stays). */
+    static final int MAX_RECORDS = 20;
+
     private final SharedMemory memory;
     private final JsonMapper json;
     private final Clock clock;
@@ -261,6 +271,42 @@ public final class IncidentService {
         });
     }
 
+    /**
+     * Runs that active incidents still list (their newest {@link #MAX_RUNS} each): retention keeps
+     * these runs and their links whatever their age.
+     */
+    public java.util.Set<String> runsOfActiveIncidents() {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (Incident i : list(false, Integer.MAX_VALUE)) {
+            out.addAll(i.runs());
+        }
+        return out;
+    }
+
+    /**
+     * Deletes {@code run:<id>} links written before {@code before}, except those of runs an active
+     * incident still lists; returns how many went. Retention calls it so one link per run does not
+     * pile up forever (the incident keeps its own capped list and count).
+     */
+    public int pruneRunLinks(Instant before, Writer writer) {
+        java.util.Set<String> keep = runsOfActiveIncidents();
+        int removed = 0;
+        String after = null;
+        do {
+            var page = memory.list(NAMESPACE, "run:", after, 500);
+            for (MemoryEntry e : page.entries()) {
+                String runId = e.key().substring("run:".length());
+                if (e.updatedAt().isBefore(before) && !keep.contains(runId)) {
+                    if (memory.delete(NAMESPACE, e.key(), e.version(), writer) instanceof WriteOutcome.Written) {
+                        removed++;
+                    }
+                }
+            }
+            after = page.nextAfterKey();
+        } while (after != null);
+        return removed;
+    }
+
     // ---- updates ----
 
     /** An agent's update at the version it read: status, severity and/or a note for the timeline. */
@@ -356,6 +402,7 @@ public final class IncidentService {
                     .put("callId", callId)
                     .put("startedAt", now())
                     .put("status", "running");
+            capRemediations(list);
             if (memory.put(NAMESPACE, incidentId, next.toString(), current.version(), writer)
                     instanceof WriteOutcome.Written w) {
                 return new Claim.Granted(new Incident(next, w.version()));
@@ -403,6 +450,7 @@ public final class IncidentService {
             }
             ArrayNode list = v.has("notifications") ? (ArrayNode) v.get("notifications") : v.putArray("notifications");
             list.addObject().put("kind", kind).put("at", now.toString());
+            capNotifications(list, now);
             granted[0] = true;
             return v;
         });
@@ -514,7 +562,40 @@ public final class IncidentService {
     private static void addRun(ObjectNode v, @Nullable String runId) {
         if (runId != null && !hasRun(v, runId)) {
             ArrayNode runs = v.has("runs") ? (ArrayNode) v.get("runs") : v.putArray("runs");
+            long before = v.has("runCount") ? v.path("runCount").asLong() : runs.size();
             runs.add(runId);
+            while (runs.size() > MAX_RUNS) {
+                runs.remove(0);
+            }
+            v.put("runCount", before + 1);
+        }
+    }
+
+    /** Drops the oldest remediations that no longer guard anything (finished and outside the window). */
+    private void capRemediations(ArrayNode list) {
+        for (int i = 0; i < list.size() && list.size() > MAX_RECORDS; ) {
+            JsonNode r = list.get(i);
+            if (!"running".equals(r.path("status").asString()) && !withinWindow(r)) {
+                list.remove(i);
+            } else {
+                i++;
+            }
+        }
+    }
+
+    /** Drops the oldest alert notifications outside the notify window; the escalation record stays. */
+    private void capNotifications(ArrayNode list, Instant now) {
+        for (int i = 0; i < list.size() && list.size() > MAX_RECORDS; ) {
+            JsonNode n = list.get(i);
+            boolean old = !"escalation".equals(n.path("kind").asString())
+                    && !Instant.parse(n.path("at").asString())
+                            .plus(settings.notifyWindow())
+                            .isAfter(now);
+            if (old) {
+                list.remove(i);
+            } else {
+                i++;
+            }
         }
     }
 

@@ -1,5 +1,8 @@
 package dev.cadre.platform.observability;
 
+import dev.cadre.platform.storage.DailyPartitions;
+import dev.cadre.platform.storage.KeyLists;
+import dev.cadre.platform.storage.Removed;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,5 +104,125 @@ public final class TraceStore {
         });
         models.sort((x, y) -> Long.compare(y.inputTokens() + y.outputTokens(), x.inputTokens() + x.outputTokens()));
         return models;
+    }
+
+    // ---- retention (RetentionService) ----
+
+    static final String TABLE = "cadre_span";
+
+    /**
+     * Removes spans started before {@code before}, except those of {@code keepRuns}, at most {@code
+     * batch} rows per statement; walks in start order on the {@code start_nanos} index.
+     */
+    public Removed deleteBefore(Instant before, java.util.Set<String> keepRuns, int batch) {
+        record Key(String traceId, String spanId, long start, String runId, long bytes) {}
+        long beforeNanos = before.getEpochSecond() * 1_000_000_000L + before.getNano();
+        Removed removed = Removed.NONE;
+        Key last = null;
+        while (true) {
+            String sql = "SELECT trace_id, span_id, start_nanos, run_id, LENGTH(attributes) + LENGTH(name) AS bytes"
+                    + " FROM cadre_span WHERE start_nanos < ?"
+                    + (last == null ? "" : " AND (start_nanos, trace_id, span_id) > (?, ?, ?)")
+                    + " ORDER BY start_nanos, trace_id, span_id FETCH FIRST ? ROWS ONLY";
+            List<Object> params = new ArrayList<>(List.of(beforeNanos));
+            if (last != null) {
+                params.addAll(List.of(last.start(), last.traceId(), last.spanId()));
+            }
+            params.add(batch);
+            List<Key> keys = jdbc.sql(sql)
+                    .params(params)
+                    .query((rs, i) ->
+                            new Key(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)))
+                    .list();
+            if (keys.isEmpty()) {
+                return removed;
+            }
+            last = keys.getLast();
+            List<Key> gone =
+                    keys.stream().filter(k -> !keepRuns.contains(k.runId())).toList();
+            if (!gone.isEmpty()) {
+                int n = jdbc.sql("DELETE FROM cadre_span WHERE (trace_id, span_id) IN ("
+                                + KeyLists.placeholders(2, gone.size()) + ")")
+                        .params(KeyLists.flatten(gone.stream()
+                                .map(k -> List.of(k.traceId(), k.spanId()))
+                                .toList()))
+                        .update();
+                removed = removed.plus(
+                        new Removed(n, gone.stream().mapToLong(Key::bytes).sum()));
+            }
+            if (keys.size() < batch) {
+                return removed;
+            }
+        }
+    }
+
+    /** Removes every span of these runs (retention removing the runs themselves). */
+    public Removed deleteOfRuns(java.util.Collection<String> runIds) {
+        if (runIds.isEmpty()) {
+            return Removed.NONE;
+        }
+        String in = KeyLists.placeholders(1, runIds.size());
+        long bytes = jdbc.sql("SELECT COALESCE(SUM(LENGTH(attributes) + LENGTH(name)), 0) FROM cadre_span"
+                        + " WHERE run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .query(Long.class)
+                .single();
+        int n = jdbc.sql("DELETE FROM cadre_span WHERE run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .update();
+        return new Removed(n, bytes);
+    }
+
+    /** When the oldest stored span started. */
+    public java.util.Optional<Instant> oldestStart() {
+        Long nanos = jdbc.sql("SELECT MIN(start_nanos) FROM cadre_span")
+                .query(Long.class)
+                .optional()
+                .orElse(null);
+        return nanos == null
+                ? java.util.Optional.empty()
+                : java.util.Optional.of(Instant.ofEpochSecond(nanos / 1_000_000_000L, nanos % 1_000_000_000L));
+    }
+
+    private volatile boolean sizeUnknown; // H2: no size functions
+
+    /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
+    public java.util.OptionalLong sizeBytes() {
+        if (sizeUnknown) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
+                    .params(TABLE, TABLE)
+                    .query(Long.class)
+                    .single());
+        } catch (org.springframework.dao.DataAccessException e) {
+            sizeUnknown = true;
+            return java.util.OptionalLong.empty();
+        }
+    }
+
+    /** Its daily partitions on PostgreSQL (see {@link DailyPartitions}); inactive on H2. */
+    public DailyPartitions partitions() {
+        return new DailyPartitions(TABLE, DailyPartitions.Key.EPOCH_NANOS, "run_id", new DailyPartitions.Sql() {
+            @Override
+            public List<List<Object>> query(String sql, List<Object> params) {
+                return jdbc.sql(sql)
+                        .params(params)
+                        .query((rs, i) -> {
+                            List<Object> row = new java.util.ArrayList<>();
+                            for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
+                                row.add(rs.getObject(c));
+                            }
+                            return row;
+                        })
+                        .list();
+            }
+
+            @Override
+            public void execute(String sql) {
+                jdbc.sql(sql).update();
+            }
+        });
     }
 }

@@ -7,8 +7,10 @@ import dev.cadre.agent.journal.ToolJournal;
 import dev.cadre.agent.run.CheckpointCodec;
 import dev.cadre.agent.tool.ToolResult;
 import dev.cadre.platform.web.SecretRedactor;
+import dev.cadre.platform.storage.Removed;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -24,7 +26,7 @@ import tools.jackson.databind.json.JsonMapper;
  * that never finished, only its tool name — never the arguments.
  */
 @Component
-class JdbcToolJournal implements ToolJournal {
+public class JdbcToolJournal implements ToolJournal {
 
     private final JdbcClient jdbc;
     private final CheckpointCodec codec;
@@ -90,5 +92,22 @@ class JdbcToolJournal implements ToolJournal {
                         key.sessionId(),
                         key.callId())
                 .update();
+    }
+
+    /** Removes the journal of these runs (retention removing the runs themselves). */
+    public Removed deleteOfRuns(java.util.Collection<String> runIds) {
+        if (runIds.isEmpty()) {
+            return Removed.NONE;
+        }
+        String in = dev.cadre.platform.storage.KeyLists.placeholders(1, runIds.size());
+        long bytes = jdbc.sql("SELECT COALESCE(SUM(COALESCE(LENGTH(arguments), 0) + COALESCE(LENGTH(result), 0)), 0)"
+                        + " FROM cadre_tool_journal WHERE run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .query(Long.class)
+                .single();
+        int n = jdbc.sql("DELETE FROM cadre_tool_journal WHERE run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .update();
+        return new Removed(n, bytes);
     }
 }

@@ -1,12 +1,16 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.platform.storage.DailyPartitions;
+import dev.cadre.platform.storage.KeyLists;
+import dev.cadre.platform.storage.Removed;
 import dev.cadre.platform.web.StorageUnavailable;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -251,5 +255,120 @@ public class RunEvents {
                 .param(runId)
                 .query(Long.class)
                 .single();
+    }
+
+    // ---- retention (RetentionService) ----
+
+    static final String TABLE = "cadre_run_event";
+
+    /**
+     * Removes events stored before {@code before}, except those of {@code keepRuns}, at most {@code
+     * batch} rows per statement (each its own transaction); walks in {@code at} order on its index.
+     */
+    public Removed deleteBefore(Instant before, Set<String> keepRuns, int batch) {
+        record Key(String runId, long seq, Timestamp at, long bytes) {}
+        Removed removed = Removed.NONE;
+        Key last = null;
+        while (true) {
+            String sql = "SELECT run_id, seq, at, LENGTH(data) + LENGTH(session_id) AS bytes FROM cadre_run_event"
+                    + " WHERE at < ?" + (last == null ? "" : " AND (at, run_id, seq) > (?, ?, ?)")
+                    + " ORDER BY at, run_id, seq FETCH FIRST ? ROWS ONLY";
+            List<Object> params = new java.util.ArrayList<>(List.of(Timestamp.from(before)));
+            if (last != null) {
+                params.addAll(List.of(last.at(), last.runId(), last.seq()));
+            }
+            params.add(batch);
+            List<Key> keys = jdbc.sql(sql)
+                    .params(params)
+                    .query((rs, i) -> new Key(rs.getString(1), rs.getLong(2), rs.getTimestamp(3), rs.getLong(4)))
+                    .list();
+            if (keys.isEmpty()) {
+                return removed;
+            }
+            last = keys.getLast();
+            List<Key> gone =
+                    keys.stream().filter(k -> !keepRuns.contains(k.runId())).toList();
+            if (!gone.isEmpty()) {
+                int n = jdbc.sql("DELETE FROM cadre_run_event WHERE (run_id, seq) IN ("
+                                + KeyLists.placeholders(2, gone.size()) + ")")
+                        .params(KeyLists.flatten(gone.stream()
+                                .map(k -> List.of(k.runId(), k.seq()))
+                                .toList()))
+                        .update();
+                removed = removed.plus(
+                        new Removed(n, gone.stream().mapToLong(Key::bytes).sum()));
+            }
+            if (keys.size() < batch) {
+                return removed;
+            }
+        }
+    }
+
+    /** Removes every event of these runs (retention removing the runs themselves). */
+    public Removed deleteOfRuns(java.util.Collection<String> runIds) {
+        if (runIds.isEmpty()) {
+            return Removed.NONE;
+        }
+        String in = KeyLists.placeholders(1, runIds.size());
+        long bytes = jdbc.sql("SELECT COALESCE(SUM(LENGTH(data) + LENGTH(session_id)), 0) FROM cadre_run_event"
+                        + " WHERE run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .query(Long.class)
+                .single();
+        int n = jdbc.sql("DELETE FROM cadre_run_event WHERE run_id IN (" + in + ")")
+                .params(List.copyOf(runIds))
+                .update();
+        runIds.forEach(sequences::remove);
+        return new Removed(n, bytes);
+    }
+
+    /** When the oldest stored event was written (its index on {@code at}). */
+    public java.util.Optional<Instant> oldestAt() {
+        return jdbc.sql("SELECT MIN(at) FROM cadre_run_event")
+                .query(java.time.OffsetDateTime.class)
+                .optional()
+                .map(java.time.OffsetDateTime::toInstant);
+    }
+
+    private volatile boolean sizeUnknown; // H2: no size functions
+
+    /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
+    public java.util.OptionalLong sizeBytes() {
+        if (sizeUnknown) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
+                    .params(TABLE, TABLE)
+                    .query(Long.class)
+                    .single());
+        } catch (org.springframework.dao.DataAccessException e) {
+            sizeUnknown = true;
+            return java.util.OptionalLong.empty();
+        }
+    }
+
+    /** Its daily partitions on PostgreSQL (see {@link DailyPartitions}); inactive on H2. */
+    public DailyPartitions partitions() {
+        return new DailyPartitions(TABLE, DailyPartitions.Key.TIMESTAMP, "run_id", new DailyPartitions.Sql() {
+            @Override
+            public List<List<Object>> query(String sql, List<Object> params) {
+                return jdbc.sql(sql)
+                        .params(params)
+                        .query((rs, i) -> {
+                            List<Object> row = new java.util.ArrayList<>();
+                            for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
+                                row.add(rs.getObject(c));
+                            }
+                            return row;
+                        })
+                        .list();
+            }
+
+            @Override
+            public void execute(String sql) {
+                jdbc.sql(sql).update();
+            }
+        });
     }
 }

@@ -15,7 +15,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +38,7 @@ public final class RunService {
     private final ApprovalService approvals;
     private final AuditLog audit;
     private final Clock clock;
+    private final TimeOrderedIds ids;
     private final int maxResumes;
 
     public RunService(
@@ -57,6 +57,7 @@ public final class RunService {
         this.approvals = approvals;
         this.audit = audit;
         this.clock = clock;
+        this.ids = new TimeOrderedIds(clock);
         this.maxResumes = maxResumes;
     }
 
@@ -148,7 +149,7 @@ public final class RunService {
         }
         Instant now = clock.instant();
         RunRecord run = new RunRecord(
-                "run_" + UUID.randomUUID().toString().replace("-", ""),
+                "run_" + ids.nextHex(),
                 agent,
                 input,
                 context,

@@ -150,6 +150,10 @@ public class RunStore implements AgentRunHistory {
             sql.append(", started_at = COALESCE(started_at, ?)");
             params.add(ts(clock.instant()));
         }
+        if (to.terminal()) {
+            // An ended run never resumes: its checkpoint (the largest column) goes in the same update.
+            sql.append(", checkpoint = NULL");
+        }
         sql.append(" WHERE id = ? AND status IN (");
         params.add(id);
         sql.append(String.join(", ", from.stream().map(s -> "?").toList())).append(")");
@@ -194,6 +198,7 @@ public class RunStore implements AgentRunHistory {
         return jdbc.sql("UPDATE cadre_run SET status = ?, result = ?, failure_category = ?, failure_code = ?,"
                                 + " failure_message = ?, subagents = ?, tools_called = ?, input_tokens = ?, output_tokens = ?,"
                                 + " iterations = ?, finished_at = ?, updated_at = ?"
+                                + (status.terminal() ? ", checkpoint = NULL" : "")
                                 + " WHERE id = ? AND status IN ('submitted', 'working', 'input-required')"
                                 + (lease == null ? "" : " AND owner = ? AND lease_version = ?"))
                         .params(
@@ -433,5 +438,80 @@ public class RunStore implements AgentRunHistory {
                 .query(java.time.OffsetDateTime.class)
                 .optional()
                 .map(java.time.OffsetDateTime::toInstant);
+    }
+
+    // ---- retention (RetentionService) ----
+
+    static final String TABLE = "cadre_run";
+
+    /** A run retention may remove: ended, with the bytes of its text columns. */
+    public record Expired(String id, Instant createdAt, long bytes) {}
+
+    /**
+     * Ended runs submitted (and ended) before {@code before}, in submission order after the run
+     * {@code after} (null: from the oldest), at most {@code limit}; on the {@code created_at} index.
+     */
+    public List<Expired> expired(Instant before, @Nullable Expired after, int limit) {
+        List<Object> params = new ArrayList<>(List.of(ts(before), ts(before)));
+        if (after != null) {
+            params.addAll(List.of(ts(after.createdAt()), after.id()));
+        }
+        params.add(limit);
+        return jdbc.sql("SELECT id, created_at, LENGTH(input) + COALESCE(LENGTH(context), 0)"
+                        + " + COALESCE(LENGTH(result), 0) + COALESCE(LENGTH(subagents), 0)"
+                        + " + COALESCE(LENGTH(tools_called), 0) + COALESCE(LENGTH(checkpoint), 0) AS bytes"
+                        + " FROM cadre_run WHERE created_at < ? AND status IN ('completed', 'failed', 'canceled', 'rejected')"
+                        + " AND (finished_at IS NULL OR finished_at < ?)"
+                        + (after == null ? "" : " AND (created_at, id) > (?, ?)")
+                        + " ORDER BY created_at, id FETCH FIRST ? ROWS ONLY")
+                .params(params)
+                .query((rs, i) ->
+                        new Expired(rs.getString(1), rs.getTimestamp(2).toInstant(), rs.getLong(3)))
+                .list();
+    }
+
+    /** Removes these runs if they are still ended (a run never leaves a terminal state; the guard is cheap). */
+    public int deleteEnded(Collection<String> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return jdbc.sql("DELETE FROM cadre_run WHERE status IN ('completed', 'failed', 'canceled', 'rejected')"
+                        + " AND id IN (" + dev.cadre.platform.storage.KeyLists.placeholders(1, ids.size()) + ")")
+                .params(List.copyOf(ids))
+                .update();
+    }
+
+    /** Ids of the runs not yet ended: retention keeps them and everything of theirs. */
+    public java.util.Set<String> liveRunIds() {
+        return new java.util.HashSet<>(
+                jdbc.sql("SELECT id FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')")
+                        .query(String.class)
+                        .list());
+    }
+
+    /** When the oldest stored run was submitted. */
+    public Optional<Instant> oldestRunAt() {
+        return jdbc.sql("SELECT MIN(created_at) FROM cadre_run")
+                .query(java.time.OffsetDateTime.class)
+                .optional()
+                .map(java.time.OffsetDateTime::toInstant);
+    }
+
+    private volatile boolean sizeUnknown; // H2: no size functions
+
+    /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
+    public java.util.OptionalLong sizeBytes() {
+        if (sizeUnknown) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
+                    .params(TABLE, TABLE)
+                    .query(Long.class)
+                    .single());
+        } catch (org.springframework.dao.DataAccessException e) {
+            sizeUnknown = true;
+            return java.util.OptionalLong.empty();
+        }
     }
 }

@@ -76,6 +76,51 @@ class RedisRunQueueTest {
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("run-during"));
     }
 
+    /**
+     * The stream kept every run forever (XADD without a limit, entries kept after XACK). Now an
+     * acknowledged run's entry is deleted, while runs not yet acknowledged — executing, or never
+     * read — stay in the stream for another instance to claim.
+     */
+    @Test
+    void acknowledgedRunsLeaveTheStream_unacknowledgedOnesStay() throws Exception {
+        client = RedisClient.create(redis.uri());
+        proxy = new ServerSocket(0);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> executed = new CopyOnWriteArrayList<>();
+        queue = new RedisRunQueue(client, prefix, "c1", new ExecutionSlots(2), Duration.ofMinutes(5), (id, slot) -> {
+            executed.add(id);
+            if (id.startsWith("slow")) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        for (int i = 0; i < 20; i++) {
+            queue.enqueue("fast-" + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.size() == 20);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.streamLength() == 0);
+
+        queue.enqueue("slow-1");
+        queue.enqueue("slow-2");
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("slow-2"));
+        queue.enqueue("waiting"); // both slots busy: read by nobody yet
+        assertThat(queue.streamLength()).isEqualTo(3);
+        RedisClient direct = RedisClient.create(redis.uri());
+        try (var c = direct.connect()) {
+            assertThat(c.sync().xpending(prefix + ":runs", "cadre-executors").getCount())
+                    .isEqualTo(2);
+        } finally {
+            direct.shutdown();
+        }
+
+        release.countDown();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("waiting"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.streamLength() == 0);
+    }
+
     @Test
     void runsWaitingInRedis_areTakenHighestPriorityFirst_inArrivalOrderWithinAPriority() throws Exception {
         startProxy(); // tearDown closes it

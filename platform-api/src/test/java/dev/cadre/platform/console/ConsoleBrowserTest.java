@@ -282,6 +282,12 @@ class ConsoleBrowserTest {
         assertThat(Long.parseLong(
                         browser.findElement(By.cssSelector("#tile-runs .v")).getText()))
                 .isPositive();
+        // Storage: one row per kind retention keeps, from GET /api/v1/stats/storage.
+        wait.until(
+                d -> d.findElements(By.cssSelector("#storage-table tbody tr")).size() == 5);
+        assertThat(browser.findElement(By.id("storage")).getText())
+                .contains("Storage")
+                .contains("P90D");
         // The charts animate in; the screenshot waits until their canvases stop changing between two
         // polls of the wait, rather than for a guessed animation time.
         String[] lastFrame = {""};

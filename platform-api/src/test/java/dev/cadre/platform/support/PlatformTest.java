@@ -28,7 +28,9 @@ import org.springframework.context.annotation.Import;
             // Most tests submit and decide with the one admin key; SecurityAttackTest runs with the
             // production default (on) and shows the refusal.
             "cadre.approvals.separation-of-duties=false",
-            "cadre.metrics.memory-namespaces=incidents,metrics-test"
+            "cadre.metrics.memory-namespaces=incidents,metrics-test",
+            // Retention passes only when a test runs one (RetentionTest), not on the hourly timer.
+            "cadre.retention.enabled=false"
         })
 @Import(TestTools.class)
 public @interface PlatformTest {}

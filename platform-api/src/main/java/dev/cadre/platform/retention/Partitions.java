@@ -1,0 +1,56 @@
+package dev.cadre.platform.retention;
+
+import dev.cadre.platform.storage.DailyPartitions;
+import dev.cadre.platform.storage.Removed;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Partition upkeep of the time-partitioned tables (PostgreSQL; H2 has none and this does nothing
+ * there): partitions for the coming days are created ahead, whole partitions past retention are
+ * dropped. Rows older than retention that sit in a partition not yet droppable (the one made of
+ * the history before partitioning, the DEFAULT one) are left to the batched deletes.
+ */
+final class Partitions {
+
+    private final DailyPartitions events;
+    private final DailyPartitions spans;
+    private final RetentionSettings settings;
+
+    Partitions(DailyPartitions events, DailyPartitions spans, RetentionSettings settings) {
+        this.events = events;
+        this.spans = spans;
+        this.settings = settings;
+    }
+
+    void maintain(Instant now, Set<String> keepRuns, Map<RetentionKind, Removed> removed) {
+        if (events.partitioned()) {
+            events.createAhead(now, settings.partitionsAhead());
+            RetentionService.add(
+                    removed, RetentionKind.EVENTS, events.dropBefore(now.minus(settings.events()), keepRuns));
+        }
+        if (spans.partitioned()) {
+            spans.createAhead(now, settings.partitionsAhead());
+            RetentionService.add(removed, RetentionKind.SPANS, spans.dropBefore(now.minus(settings.spans()), keepRuns));
+        }
+    }
+
+    /** Partitions per table (0 for a table that is not partitioned). */
+    Map<String, Integer> counts() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (DailyPartitions t : new DailyPartitions[] {events, spans}) {
+            out.put(t.table(), t.partitioned() ? t.list().size() : 0);
+        }
+        return out;
+    }
+
+    DailyPartitions events() {
+        return events;
+    }
+
+    DailyPartitions spans() {
+        return spans;
+    }
+}

@@ -1,0 +1,266 @@
+package dev.cadre.platform.retention;
+
+import dev.cadre.memory.MemoryRetention;
+import dev.cadre.memory.PruneResult;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.Writer;
+import dev.cadre.platform.approvals.ApprovalStore;
+import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.observability.TraceStore;
+import dev.cadre.platform.runs.JdbcToolJournal;
+import dev.cadre.platform.runs.RunEvents;
+import dev.cadre.platform.runs.RunStore;
+import dev.cadre.platform.storage.Removed;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The platform's retention: removes what {@link RetentionSettings} lets go, kind by kind, through
+ * each table's owner (only the owner names its table), in batches of {@code batch-size} rows, each
+ * its own transaction. Of several instances one works at a time ({@link MaintenanceLease}); the
+ * deletes are guarded, so a second pass or a racing instance can only find less to do.
+ *
+ * <p>Never removed: runs that have not ended, runs with a pending approval and runs an active
+ * incident lists (with their events, spans, approvals and journal), the current version of any
+ * memory entry, and the {@code run:<id>} links of runs an active incident lists.
+ */
+public final class RetentionService {
+
+    static final String JOB = "retention";
+    private static final Logger log = LoggerFactory.getLogger(RetentionService.class);
+    private static final Writer WRITER = Writer.apiClient("cadre-retention");
+
+    /** What one call of {@link #runOnce()} did: {@code ran} false when another instance held the lease. */
+    public record Pass(boolean ran, Map<RetentionKind, Removed> removed, List<String> failures) {
+
+        public Removed of(RetentionKind kind) {
+            return removed.getOrDefault(kind, Removed.NONE);
+        }
+    }
+
+    private final RetentionSettings settings;
+    private final RunStore runs;
+    private final RunEvents events;
+    private final JdbcToolJournal journal;
+    private final TraceStore spans;
+    private final AuditLog audit;
+    private final ApprovalStore approvals;
+    private final IncidentService incidents;
+    private final SharedMemory memory;
+    private final MaintenanceLease lease;
+    private final Clock clock;
+    private final RetentionMetrics metrics;
+    private final Partitions partitions;
+    private final Duration leaseTtl;
+    private volatile @Nullable Pass lastPass;
+
+    RetentionService(
+            RetentionSettings settings,
+            RunStore runs,
+            RunEvents events,
+            JdbcToolJournal journal,
+            TraceStore spans,
+            AuditLog audit,
+            ApprovalStore approvals,
+            IncidentService incidents,
+            SharedMemory memory,
+            MaintenanceLease lease,
+            Clock clock,
+            RetentionMetrics metrics,
+            Partitions partitions) {
+        this.settings = settings;
+        this.runs = runs;
+        this.events = events;
+        this.journal = journal;
+        this.spans = spans;
+        this.audit = audit;
+        this.approvals = approvals;
+        this.incidents = incidents;
+        this.memory = memory;
+        this.lease = lease;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.partitions = partitions;
+        // Longer than any pass should take; renewed between steps, released at the end.
+        this.leaseTtl = Duration.ofMinutes(15);
+    }
+
+    public RetentionSettings settings() {
+        return settings;
+    }
+
+    /** One maintenance pass, if this instance gets the lease. */
+    public Pass runOnce() {
+        if (!lease.acquire(JOB, leaseTtl)) {
+            return new Pass(false, Map.of(), List.of());
+        }
+        Map<RetentionKind, Removed> removed = new EnumMap<>(RetentionKind.class);
+        List<String> failures = new java.util.ArrayList<>();
+        try {
+            Instant now = clock.instant();
+            Set<String> keep = protectedRuns();
+            int batch = settings.batchSize();
+            step("partitions", failures, () -> partitions.maintain(now, keep, removed));
+            step("runs", failures, () -> removeRuns(now.minus(settings.runs()), keep, batch, removed));
+            step(
+                    "events",
+                    failures,
+                    () -> add(
+                            removed,
+                            RetentionKind.EVENTS,
+                            events.deleteBefore(now.minus(settings.events()), keep, batch)));
+            step(
+                    "spans",
+                    failures,
+                    () -> add(
+                            removed,
+                            RetentionKind.SPANS,
+                            spans.deleteBefore(now.minus(settings.spans()), keep, batch)));
+            step(
+                    "audit",
+                    failures,
+                    () -> add(removed, RetentionKind.AUDIT, audit.deleteBefore(now.minus(settings.audit()), batch)));
+            step(
+                    "incident run links",
+                    failures,
+                    () -> add(
+                            removed,
+                            RetentionKind.INCIDENT_RUN_LINKS,
+                            new Removed(incidents.pruneRunLinks(now.minus(settings.incidentRunLinks()), WRITER), 0)));
+            step("memory", failures, () -> {
+                PruneResult pruned = memory.prune(new MemoryRetention(
+                        settings.memoryHistoryVersions(),
+                        now.minus(settings.memoryHistoryAge()),
+                        now.minus(settings.memoryRequestIds())));
+                add(removed, RetentionKind.MEMORY_HISTORY, new Removed(pruned.versions(), pruned.valueBytes()));
+                add(removed, RetentionKind.MEMORY_REQUEST_IDS, new Removed(pruned.requestIds(), 0));
+            });
+        } finally {
+            lease.release(JOB);
+        }
+        removed.forEach(metrics::removed);
+        Pass pass = new Pass(true, Collections.unmodifiableMap(removed), List.copyOf(failures));
+        lastPass = pass;
+        if (removed.values().stream().anyMatch(r -> r.rows() > 0)) {
+            log.info("Retention removed {}", removed);
+        }
+        return pass;
+    }
+
+    /** The last pass this instance ran, if any. */
+    public Optional<Pass> lastPass() {
+        return Optional.ofNullable(lastPass);
+    }
+
+    /** When a pass last completed on any instance. */
+    public Optional<Instant> lastRunAt() {
+        return lease.lastRunAt(JOB);
+    }
+
+    /** Runs kept whatever their age: not ended, waiting for an approval, or listed by an active incident. */
+    Set<String> protectedRuns() {
+        Set<String> keep = new HashSet<>(runs.liveRunIds());
+        keep.addAll(approvals.runsWithPendingApprovals());
+        keep.addAll(incidents.runsOfActiveIncidents());
+        return keep;
+    }
+
+    private void removeRuns(Instant before, Set<String> keep, int batch, Map<RetentionKind, Removed> removed) {
+        RunStore.Expired after = null;
+        while (true) {
+            List<RunStore.Expired> expired = runs.expired(before, after, batch);
+            if (expired.isEmpty()) {
+                return;
+            }
+            after = expired.getLast();
+            List<RunStore.Expired> gone =
+                    expired.stream().filter(e -> !keep.contains(e.id())).toList();
+            if (!gone.isEmpty()) {
+                List<String> ids = gone.stream().map(RunStore.Expired::id).toList();
+                // The run's own rows first: a crash in between leaves a run without its events, never
+                // events without their run.
+                add(removed, RetentionKind.SPANS, spans.deleteOfRuns(ids));
+                add(removed, RetentionKind.EVENTS, events.deleteOfRuns(ids));
+                add(removed, RetentionKind.TOOL_JOURNAL, journal.deleteOfRuns(ids));
+                add(removed, RetentionKind.APPROVALS, approvals.deleteOfRuns(ids));
+                int n = runs.deleteEnded(ids);
+                add(
+                        removed,
+                        RetentionKind.RUNS,
+                        new Removed(
+                                n,
+                                gone.stream().mapToLong(RunStore.Expired::bytes).sum()));
+            }
+            lease.acquire(JOB, leaseTtl);
+            if (expired.size() < batch) {
+                return;
+            }
+        }
+    }
+
+    private void step(String what, List<String> failures, Runnable step) {
+        try {
+            step.run();
+            lease.acquire(JOB, leaseTtl);
+        } catch (RuntimeException e) {
+            // One kind failing (say, the database refusing a statement) must not stop the others.
+            log.warn("Retention of {} failed: {}", what, e.getMessage(), e);
+            failures.add(what + ": " + e.getMessage());
+        }
+    }
+
+    static void add(Map<RetentionKind, Removed> removed, RetentionKind kind, Removed r) {
+        removed.merge(kind, r, Removed::plus);
+    }
+
+    /** Oldest data per kind, for the gauges and the storage view. */
+    Map<RetentionKind, Optional<Instant>> oldest() {
+        Map<RetentionKind, Optional<Instant>> out = new EnumMap<>(RetentionKind.class);
+        out.put(RetentionKind.RUNS, quietly(runs::oldestRunAt));
+        out.put(RetentionKind.EVENTS, quietly(events::oldestAt));
+        out.put(RetentionKind.SPANS, quietly(spans::oldestStart));
+        out.put(RetentionKind.AUDIT, quietly(audit::oldestAt));
+        return out;
+    }
+
+    private static Optional<Instant> quietly(Supplier<Optional<Instant>> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    RunStore runStore() {
+        return runs;
+    }
+
+    RunEvents runEvents() {
+        return events;
+    }
+
+    TraceStore traceStore() {
+        return spans;
+    }
+
+    AuditLog auditLog() {
+        return audit;
+    }
+
+    Partitions partitions() {
+        return partitions;
+    }
+}
