@@ -267,7 +267,9 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
 
     /** Entries in the run streams (every priority): runs enqueued and not yet acknowledged. */
     public long streamLength() {
-        return PRIORITIES.stream().mapToLong(p -> commands.sync().xlen(streamOf(p))).sum();
+        return PRIORITIES.stream()
+                .mapToLong(p -> commands.sync().xlen(streamOf(p)))
+                .sum();
     }
 
     private void ensureGroup(RedisCommands<String, String> redis, String key) {
