@@ -51,7 +51,7 @@ public interface AgentTelemetryListener {
             @Nullable FailureCategory category,
             Duration duration) {}
 
-    /** A model call ended. */
+    /** A model call ended; {@code cost} in the price table's currency (0 when unpriced or failed). */
     record ModelCallFinished(
             String runId,
             String sessionId,
@@ -59,5 +59,17 @@ public interface AgentTelemetryListener {
             ModelRef model,
             TokenUsage usage,
             @Nullable FailureCategory category,
-            Duration duration) {}
+            Duration duration,
+            double cost) {
+        public ModelCallFinished(
+                String runId,
+                String sessionId,
+                String agent,
+                ModelRef model,
+                TokenUsage usage,
+                @Nullable FailureCategory category,
+                Duration duration) {
+            this(runId, sessionId, agent, model, usage, category, duration, 0);
+        }
+    }
 }
