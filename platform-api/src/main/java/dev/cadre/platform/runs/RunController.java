@@ -38,21 +38,39 @@ class RunController {
 
     private final RunService runs;
     private final RunEventStreams streams;
+    private final String currency;
     private final JsonMapper json;
     private final SecretRedactor redactor;
 
-    RunController(RunService runs, RunEventStreams streams, JsonMapper json, SecretRedactor redactor) {
+    RunController(
+            RunService runs,
+            RunEventStreams streams,
+            JsonMapper json,
+            SecretRedactor redactor,
+            @org.springframework.beans.factory.annotation.Value("${cadre.models.currency:USD}") String currency) {
+        this.currency = currency;
         this.runs = runs;
         this.streams = streams;
         this.json = json;
         this.redactor = redactor;
     }
 
-    /** {@code context} may be text or any JSON value (stored as its JSON text). */
+    /**
+     * {@code context} may be text or any JSON value (stored as its JSON text); {@code budget.maxCost}
+     * caps what the run's model calls may cost, in {@code cadre.models.currency}.
+     */
     record SubmitRunRequest(
             @Nullable String agent,
             @Nullable String input,
-            @Nullable JsonNode context) {}
+            @Nullable JsonNode context,
+            @Nullable BudgetRequest budget) {}
+
+    /** A run's budget in currency. */
+    record BudgetRequest(@Nullable Double maxCost) {}
+
+    /** What the run's model calls cost so far, and its budget, in the price table's currency. */
+    record CostView(
+            double amount, String currency, @Nullable Double max) {}
 
     record ErrorView(
             String category,
@@ -72,6 +90,7 @@ class RunController {
             JsonNode subagents,
             JsonNode toolsCalled,
             UsageView usage,
+            CostView cost,
             int iterations,
             String submittedBy,
             @Nullable String traceId,
@@ -94,7 +113,13 @@ class RunController {
                 : body.context().isString()
                         ? body.context().asString()
                         : body.context().toString();
-        RunService.Submitted s = runs.submit(body.agent(), body.input(), context, caller.name(), idempotencyKey);
+        RunService.Submitted s = runs.submit(
+                body.agent(),
+                body.input(),
+                context,
+                caller.name(),
+                idempotencyKey,
+                body.budget() == null ? null : body.budget().maxCost());
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")));
@@ -204,6 +229,7 @@ class RunController {
                 r.subagentsJson() == null ? json.createArrayNode() : redactor.redact(json.readTree(r.subagentsJson())),
                 r.toolsCalledJson() == null ? json.createArrayNode() : json.readTree(r.toolsCalledJson()),
                 new UsageView(r.inputTokens(), r.outputTokens(), r.inputTokens() + r.outputTokens()),
+                new CostView(r.cost(), currency, r.maxCost()),
                 r.iterations(),
                 r.submittedBy(),
                 r.traceId(),

@@ -65,6 +65,23 @@ public final class RunService {
 
     public Submitted submit(
             String agent, String input, @Nullable String context, String submittedBy, @Nullable String idempotencyKey) {
+        return submit(agent, input, context, submittedBy, idempotencyKey, null);
+    }
+
+    /**
+     * Submits a run; {@code maxCost} is its budget in the price table's currency (null: none), which
+     * stops it with {@code BUDGET_EXCEEDED} ({@code cost_budget}) once its model calls cost more.
+     */
+    public Submitted submit(
+            String agent,
+            String input,
+            @Nullable String context,
+            String submittedBy,
+            @Nullable String idempotencyKey,
+            @Nullable Double maxCost) {
+        if (maxCost != null && !(maxCost > 0 && Double.isFinite(maxCost))) {
+            throw ApiProblem.badField("budget.maxCost", "must be a number above 0 (in cadre.models.currency)");
+        }
         if (agent == null || agent.isBlank()) {
             throw ApiProblem.badField("agent", "required: the name of a configured agent (GET /api/v1/agents)");
         }
@@ -98,30 +115,31 @@ public final class RunService {
         }
         Instant now = clock.instant();
         RunRecord run = new RunRecord(
-                "run_" + UUID.randomUUID().toString().replace("-", ""),
-                agent,
-                input,
-                context,
-                RunStatus.SUBMITTED,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                0,
-                0,
-                0,
-                submittedBy,
-                idempotencyKey,
-                hash,
-                null,
-                null,
-                0,
-                now,
-                null,
-                null,
-                now);
+                        "run_" + UUID.randomUUID().toString().replace("-", ""),
+                        agent,
+                        input,
+                        context,
+                        RunStatus.SUBMITTED,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        0,
+                        0,
+                        0,
+                        submittedBy,
+                        idempotencyKey,
+                        hash,
+                        null,
+                        null,
+                        0,
+                        now,
+                        null,
+                        null,
+                        now)
+                .withMaxCost(maxCost);
         try {
             store.insert(run);
             SpanContext caller = Span.current().getSpanContext();

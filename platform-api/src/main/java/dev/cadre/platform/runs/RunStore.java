@@ -31,7 +31,7 @@ public class RunStore implements AgentRunHistory {
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
-            + " updated_at";
+            + " updated_at, cost, max_cost";
 
     private final JdbcClient jdbc;
     private final Clock clock;
@@ -56,7 +56,7 @@ public class RunStore implements AgentRunHistory {
     public void insert(RunRecord run) {
         jdbc.sql(
                         "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
-                                + " trace_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                + " trace_id, created_at, updated_at, max_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         run.id(),
                         run.agent(),
@@ -68,7 +68,15 @@ public class RunStore implements AgentRunHistory {
                         run.requestHash(),
                         run.traceId(),
                         ts(run.createdAt()),
-                        ts(run.updatedAt()))
+                        ts(run.updatedAt()),
+                        run.maxCost())
+                .update();
+    }
+
+    /** Adds what a model call of the run cost (one guarded increment: concurrent subagents add up). */
+    public void addCost(String id, double cost) {
+        jdbc.sql("UPDATE cadre_run SET cost = cost + ? WHERE id = ?")
+                .params(cost, id)
                 .update();
     }
 
@@ -413,7 +421,9 @@ public class RunStore implements AgentRunHistory {
                 instant(rs, "created_at"),
                 instant(rs, "started_at"),
                 instant(rs, "finished_at"),
-                instant(rs, "updated_at"));
+                instant(rs, "updated_at"),
+                rs.getDouble("cost"),
+                rs.getObject("max_cost") == null ? null : rs.getDouble("max_cost"));
     }
 
     /**

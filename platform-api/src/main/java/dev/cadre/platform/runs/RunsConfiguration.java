@@ -56,10 +56,12 @@ class RunsConfiguration {
             JdbcToolJournal journal,
             SubagentLimiter limiter,
             SharedMemory memory,
+            RunStore store,
             @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun) {
         return AgentRunner.builder(catalog.tree())
                 .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
-                .telemetryListener(telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE))
+                .telemetryListener(
+                        new CostRecorder(store, telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE)))
                 .telemetryOptions(telemetryOptions.getIfAvailable(() -> TelemetryOptions.DEFAULT))
                 .approvalGate(approvals)
                 .journal(journal)
