@@ -146,7 +146,9 @@ public final class SpringAiModelPort implements ModelPort {
                 } else {
                     breaker.onSuccess(); // it answered: whatever it said, it is there
                 }
-                if (!error.retryable() || attempt >= retry.maxAttempts()) {
+                // An attempt that opened the circuit is the last: the next would be refused anyway.
+                boolean opened = breaker.state() == CircuitBreaker.State.OPEN;
+                if (!error.retryable() || attempt >= retry.maxAttempts() || opened) {
                     String message = error.message() + (attempt > 1 ? " (after " + attempt + " attempts)" : "");
                     throw error.code().equals("provider_timeout")
                             ? ModelException.timeout(error.code(), message, e)

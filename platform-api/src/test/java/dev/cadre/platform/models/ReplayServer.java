@@ -29,8 +29,17 @@ final class ReplayServer implements AutoCloseable {
         }
     }
 
-    /** A request as received; {@code atNanos} is the server's {@code System.nanoTime()} on arrival. */
-    record Request(String method, String path, String body, java.util.Map<String, String> headers, long atNanos) {
+    /**
+     * A request as received; {@code atNanos} is the server's {@code System.nanoTime()} on arrival and
+     * {@code at} its clock time then.
+     */
+    record Request(
+            String method,
+            String path,
+            String body,
+            java.util.Map<String, String> headers,
+            long atNanos,
+            java.time.Instant at) {
 
         /** A request header by its case-insensitive name, or null. */
         String header(String name) {
@@ -40,6 +49,9 @@ final class ReplayServer implements AutoCloseable {
 
     private final HttpServer server;
     private final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
+    /** A streamed answer waits for this before its first chunk (a test opens its SSE stream first). */
+    volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+
     final List<Request> requests = new CopyOnWriteArrayList<>();
 
     ReplayServer() {
@@ -50,12 +62,14 @@ final class ReplayServer implements AutoCloseable {
         }
         server.createContext("/", x -> {
             long at = System.nanoTime();
+            java.time.Instant wall = java.time.Instant.now();
             requests.add(new Request(
                     x.getRequestMethod(),
                     x.getRequestURI().getPath(),
                     new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8),
                     headersOf(x),
-                    at));
+                    at,
+                    wall));
             Answer a = answers.poll();
             if (a == null) {
                 a = new Answer(500, "{\"error\":{\"message\":\"no recorded answer left\"}}", 0);
@@ -77,6 +91,7 @@ final class ReplayServer implements AutoCloseable {
                 } else {
                     x.sendResponseHeaders(a.status(), 0);
                     var out = x.getResponseBody();
+                    gate.await();
                     for (String chunk : a.chunks()) {
                         if (a.chunkPauseMillis() > 0) {
                             Thread.sleep(a.chunkPauseMillis());
