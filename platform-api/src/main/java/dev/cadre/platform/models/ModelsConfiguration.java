@@ -67,7 +67,10 @@ class ModelsConfiguration {
     /** {@code cadre_provider_circuit_state{provider}}: 0 closed, 1 open, 2 half-open. */
     @Bean
     ProviderCircuits providerCircuits(AgentCatalog.ProviderModels providers, ObjectProvider<MeterRegistry> registry) {
-        ProviderCircuits circuits = ((Providers) providers).circuits();
+        ProviderCircuits circuits = providers instanceof Providers p
+                ? p.circuits()
+                : new ProviderCircuits(
+                        List.of(), new ModelsProperties.CircuitBreakerSettings(null, null), System::nanoTime);
         MeterRegistry r = registry.getIfAvailable();
         if (r != null) {
             for (CircuitBreaker b : circuits.all()) {

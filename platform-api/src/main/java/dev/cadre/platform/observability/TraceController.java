@@ -61,7 +61,9 @@ class TraceController {
             @Nullable Long iterations,
             @Nullable String inputSummary,
             @Nullable String outputSummary,
-            List<Node> children) {}
+            List<Node> children,
+            @Nullable Double cost,
+            @Nullable String fallbackModel) {}
 
     record Trace(
             String runId,
@@ -150,7 +152,10 @@ class TraceController {
                 a.has("cadre.iterations") ? a.get("cadre.iterations").asLong() : null,
                 summary(text(a, "gen_ai.tool.call.arguments")),
                 summary(text(a, "gen_ai.tool.call.result")),
-                children);
+                children,
+                // a chat span's price (cadre.models.prices) and the model that answered instead
+                a.has("cadre.cost") ? a.get("cadre.cost").asDouble() : null,
+                text(a, "cadre.model.fallback"));
     }
 
     private static @Nullable String text(JsonNode a, String key) {
