@@ -139,6 +139,21 @@ class ProviderFaultsTest {
     }
 
     @Test
+    void retryAfter_isHonouredOnAStreamingCallToo() throws Exception {
+        server.answer(429, SpringAiModelPortTest.OPENAI_429, Map.of("Retry-After", "1"))
+                .answerSse(ProviderStreamingTest.OPENAI_STREAM);
+        List<String> pieces = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        ModelResponse r = openai(server.url("/v1"), 3).stream(SpringAiModelPortTest.request(), pieces::add);
+
+        assertThat(r.text()).isEqualTo("Checking CPU and memory.");
+        assertThat(pieces).hasSize(3);
+        assertThat(Duration.ofNanos(server.requests.get(1).atNanos()
+                        - server.requests.get(0).atNanos()))
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
     void retryAfterAsAnHttpDate_onA503_isWaitedUntilThatTime() throws Exception {
         Instant at = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
         String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(at.atZone(ZoneOffset.UTC));
