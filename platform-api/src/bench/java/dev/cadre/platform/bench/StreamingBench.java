@@ -48,6 +48,11 @@ final class StreamingBench {
     private static final class Turn {
         final CountDownLatch gate = new CountDownLatch(1);
         final long[] sentAt = new long[CHUNKS];
+        final long leadMillis;
+
+        Turn(long leadMillis) {
+            this.leadMillis = leadMillis;
+        }
     }
 
     private volatile Turn turn;
@@ -63,6 +68,9 @@ final class StreamingBench {
             OutputStream o = x.getResponseBody();
             try {
                 t.gate.await();
+                if (t.leadMillis > 0) {
+                    Thread.sleep(t.leadMillis); // the client's stream is set up before the first chunk
+                }
                 for (int i = 0; i < CHUNKS; i++) {
                     o.write(chunk("{\"content\":\"p" + i + " \"}", "null").getBytes(StandardCharsets.UTF_8));
                     o.flush();
@@ -101,33 +109,41 @@ final class StreamingBench {
                         "--cadre.models.providers.bench.api-key=none"),
                 "512m")) {
             Api api = new Api(p.port());
-            List<Double> first = new ArrayList<>();
-            List<Double> perChunk = new ArrayList<>();
-            for (int r = -3; r < runs; r++) { // three warm-up runs
-                double[] figures = oneRun(api, p.port());
-                if (r >= 0) {
-                    first.add(figures[0]);
-                    for (int i = 1; i < figures.length; i++) {
-                        perChunk.add(figures[i]);
+            List<String> rows = new ArrayList<>();
+            for (long lead : new long[] {0, 50}) {
+                List<Double> first = new ArrayList<>();
+                List<Double> perChunk = new ArrayList<>();
+                for (int r = -3; r < runs; r++) { // three warm-up runs
+                    double[] figures = oneRun(api, p.port(), lead);
+                    if (r >= 0) {
+                        first.add(figures[0]);
+                        for (int i = 2; i < figures.length; i++) {
+                            perChunk.add(figures[i]);
+                        }
                     }
                 }
+                String when = lead == 0 ? "sent with the response headers" : "sent " + lead + " ms after the headers";
+                rows.add(row("first text chunk (" + when + ") → first text_delta on the run's SSE", first));
+                rows.add(row(
+                        "chunks 2.." + CHUNKS + " → their text_delta (added latency per chunk; first chunk " + when
+                                + ")",
+                        perChunk));
             }
             report.add(Measure.fmt(
-                    "%d runs of %d chunks %d ms apart (after 3 warm-up runs); load average %.2f",
+                    "%d runs of %d chunks %d ms apart per row pair (after 3 warm-up runs); load average %.2f",
                     runs, CHUNKS, PAUSE_MS, Measure.loadAverage()));
             report.add("");
             report.add("| measure | samples | median ms | p90 ms | max ms |");
             report.add("|---|---:|---:|---:|---:|");
-            report.add(row("provider's first text chunk → first text_delta on the run's SSE", first));
-            report.add(row("each chunk → its text_delta (added latency per chunk)", perChunk));
+            report.addAll(rows);
         } finally {
             provider.stop(0);
         }
     }
 
     /** Milliseconds: [0] first chunk to first text_delta, then each chunk to its text_delta. */
-    private double[] oneRun(Api api, int port) throws Exception {
-        Turn t = new Turn();
+    private double[] oneRun(Api api, int port, long leadMillis) throws Exception {
+        Turn t = new Turn(leadMillis);
         turn = t;
         String runId = api.submitRun("streamer", "stream please").get("id").asString();
         long[] received = new long[CHUNKS];
