@@ -81,6 +81,8 @@ public enum FailureCode {
     RUN_BUDGET_EXHAUSTED(FailureCategory.BUDGET_EXCEEDED, "run_budget_exhausted"),
     /** A worker ran out of budget, as its parent reads it. */
     WORKER_BUDGET_EXCEEDED(FailureCategory.BUDGET_EXCEEDED, "worker_budget_exceeded"),
+    /** The run's model calls cost more than its budget in currency. */
+    COST_BUDGET(FailureCategory.BUDGET_EXCEEDED, "cost_budget"),
 
     // ---- HUMAN_INTERVENTION_TIMEOUT ----
     /** No decision on an approval before it expired (or the gate could not answer). */

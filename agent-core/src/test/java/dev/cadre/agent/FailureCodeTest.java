@@ -43,6 +43,7 @@ class FailureCodeTest {
         expected.put("output_truncated", "BUDGET_EXCEEDED");
         expected.put("run_budget_exhausted", "BUDGET_EXCEEDED");
         expected.put("worker_budget_exceeded", "BUDGET_EXCEEDED");
+        expected.put("cost_budget", "BUDGET_EXCEEDED");
         expected.put("approval_expired", "HUMAN_INTERVENTION_TIMEOUT");
         expected.put("review_expired", "HUMAN_INTERVENTION_TIMEOUT");
         expected.put("tie_break_expired", "HUMAN_INTERVENTION_TIMEOUT");

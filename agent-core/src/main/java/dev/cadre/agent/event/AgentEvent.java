@@ -40,8 +40,17 @@ public sealed interface AgentEvent {
     /** A session began (for a subagent: its own stream's first event). */
     record RunStarted(EventMeta meta, String input) implements AgentEvent {}
 
-    /** Text the model produced in a turn. */
-    record TextDelta(EventMeta meta, String text) implements AgentEvent {}
+    /**
+     * Text the model produced in a turn. A streaming model's text arrives in {@code partial} pieces as
+     * the provider sends them (live only: not stored, and they carry the sequence number of the event
+     * that follows them), then once more whole, not partial, which is the event stored for the turn.
+     */
+    record TextDelta(EventMeta meta, String text, boolean partial) implements AgentEvent {
+        /** The whole text of a turn. */
+        public TextDelta(EventMeta meta, String text) {
+            this(meta, text, false);
+        }
+    }
 
     /** A tool call is about to run (or wait for approval); {@code SUGGEST} calls are flagged by their risk. */
     record ToolCallStart(EventMeta meta, String callId, String tool, JsonNode arguments, Risk risk, boolean worker)

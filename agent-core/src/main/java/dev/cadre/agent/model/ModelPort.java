@@ -1,5 +1,7 @@
 package dev.cadre.agent.model;
 
+import java.util.function.Consumer;
+
 /**
  * The model interface agent-core owns. Implementations must be thread-safe: concurrent subagents
  * share one port. A provider failure is a {@link ModelException} ({@code COMMUNICATION_ERROR}).
@@ -18,4 +20,13 @@ public interface ModelPort {
      * @throws InterruptedException when the run is cancelled or times out while waiting
      */
     ModelResponse call(ModelRequest request) throws InterruptedException;
+
+    /**
+     * Like {@link #call}, telling {@code textDeltas} each piece of text as the provider streams it, on
+     * the calling thread, before returning the whole answer (whose text is the pieces joined). A port
+     * that cannot stream answers in one piece and tells nothing: the default.
+     */
+    default ModelResponse stream(ModelRequest request, Consumer<String> textDeltas) throws InterruptedException {
+        return call(request);
+    }
 }

@@ -7,14 +7,35 @@ import org.jspecify.annotations.Nullable;
 /**
  * The model's answer: text and/or tool calls, the tokens it cost, and whether the output was cut
  * short by {@link ModelRequest#maxOutputTokens()} (which the loop treats as budget exhaustion).
+ *
+ * @param cost what the call cost in the price table's currency (0 when the model has no price)
+ * @param fallback when a fallback model answered because the configured one was unavailable: which
+ *     and why, e.g. {@code openai:gpt-4o unavailable (provider_circuit_open); answered by ollama:llama3};
+ *     the loop records it in the run
  */
-public record ModelResponse(@Nullable String text, List<ToolCall> toolCalls, TokenUsage usage, boolean truncated) {
+public record ModelResponse(
+        @Nullable String text,
+        List<ToolCall> toolCalls,
+        TokenUsage usage,
+        boolean truncated,
+        double cost,
+        @Nullable String fallback) {
     public ModelResponse {
         toolCalls = List.copyOf(toolCalls);
+    }
+
+    /** An answer without price or fallback. */
+    public ModelResponse(@Nullable String text, List<ToolCall> toolCalls, TokenUsage usage, boolean truncated) {
+        this(text, toolCalls, usage, truncated, 0, null);
     }
 
     /** A complete answer. */
     public ModelResponse(@Nullable String text, List<ToolCall> toolCalls, TokenUsage usage) {
         this(text, toolCalls, usage, false);
+    }
+
+    /** The same answer, noting that a fallback model gave it. */
+    public ModelResponse withFallback(String note) {
+        return new ModelResponse(text, toolCalls, usage, truncated, cost, note);
     }
 }

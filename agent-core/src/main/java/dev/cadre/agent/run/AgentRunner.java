@@ -11,6 +11,7 @@ import dev.cadre.agent.journal.ToolJournal;
 import dev.cadre.agent.model.TokenEstimator;
 import dev.cadre.agent.run.internal.AgentExecution;
 import dev.cadre.agent.run.internal.CancelScope;
+import dev.cadre.agent.run.internal.CostLedger;
 import dev.cadre.agent.run.internal.RunScope;
 import dev.cadre.agent.run.internal.Runtime;
 import dev.cadre.agent.run.internal.Spans;
@@ -27,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Starts and resumes runs of the agents of an {@link AgentTree}. Thread-safe; one per platform is
@@ -100,7 +102,7 @@ public final class AgentRunner implements AutoCloseable {
                 ? request.input()
                 : request.input() + "\n\nContext:\n" + request.context();
         CancelScope scope = new CancelScope(null);
-        RunScope run = newRun(request.runId(), observer, spec);
+        RunScope run = newRun(request.runId(), observer, spec, new CostLedger(request.maxCost(), 0));
         AgentExecution execution = AgentExecution.root(runtime, run, spec, request.sessionId(), input, scope);
         return launch(request.runId(), request.sessionId(), spec.name(), scope, () -> execution.run(parent, true));
     }
@@ -129,16 +131,26 @@ public final class AgentRunner implements AutoCloseable {
 
     /** Continues a run from a checkpoint under the caller's trace context {@code parent}. */
     public RunHandle resume(Checkpoint checkpoint, RunObserver observer, Context parent) {
+        return resume(checkpoint, observer, parent, null, 0);
+    }
+
+    /**
+     * Continues a run from a checkpoint with its budget in currency ({@code maxCost}, null for none), of
+     * which {@code costSoFar} was spent before.
+     */
+    public RunHandle resume(
+            Checkpoint checkpoint, RunObserver observer, Context parent, @Nullable Double maxCost, double costSoFar) {
         AgentSpec spec = runtime.tree().spec(checkpoint.agent());
         CancelScope scope = new CancelScope(null);
-        RunScope run = newRun(checkpoint.runId(), observer, spec);
+        RunScope run = newRun(checkpoint.runId(), observer, spec, new CostLedger(maxCost, costSoFar));
         AgentExecution execution = AgentExecution.resumed(runtime, run, spec, checkpoint, scope);
         return launch(
                 checkpoint.runId(), checkpoint.sessionId(), spec.name(), scope, () -> execution.run(parent, false));
     }
 
-    private RunScope newRun(String runId, RunObserver observer, AgentSpec spec) {
-        return new RunScope(runId, observer, new Semaphore(runtime.limits().maxConcurrentSubagents()), spec.maxDepth());
+    private RunScope newRun(String runId, RunObserver observer, AgentSpec spec, CostLedger costs) {
+        return new RunScope(
+                runId, observer, new Semaphore(runtime.limits().maxConcurrentSubagents()), spec.maxDepth(), costs);
     }
 
     private RunHandle launch(

@@ -214,12 +214,20 @@ public final class CheckpointCodec {
         node.put("id", call.id());
         node.put("name", call.name());
         node.set("arguments", call.arguments());
+        if (call.providerId() != null) {
+            node.put("providerId", call.providerId());
+        }
         return node;
     }
 
     private static ToolCall readCall(JsonNode node) {
         JsonNode args = node.get("arguments");
-        return new ToolCall(text(node, "id"), text(node, "name"), args == null ? NODES.objectNode() : args);
+        JsonNode providerId = node.get("providerId");
+        return new ToolCall(
+                text(node, "id"),
+                text(node, "name"),
+                args == null ? NODES.objectNode() : args,
+                providerId == null || providerId.isNull() ? null : providerId.asString());
     }
 
     private static String text(JsonNode node, String field) {

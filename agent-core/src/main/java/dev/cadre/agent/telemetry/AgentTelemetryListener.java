@@ -70,7 +70,7 @@ public interface AgentTelemetryListener {
      */
     record DelegationRefused(String runId, String sessionId, String agent, String worker, Failure failure) {}
 
-    /** A model call ended. */
+    /** A model call ended; {@code cost} in the price table's currency (0 when unpriced or failed). */
     record ModelCallFinished(
             String runId,
             String sessionId,
@@ -78,5 +78,17 @@ public interface AgentTelemetryListener {
             ModelRef model,
             TokenUsage usage,
             @Nullable FailureCategory category,
-            Duration duration) {}
+            Duration duration,
+            double cost) {
+        public ModelCallFinished(
+                String runId,
+                String sessionId,
+                String agent,
+                ModelRef model,
+                TokenUsage usage,
+                @Nullable FailureCategory category,
+                Duration duration) {
+            this(runId, sessionId, agent, model, usage, category, duration, 0);
+        }
+    }
 }

@@ -32,6 +32,16 @@ export async function render(root, route, ctx) {
   const liveEl = h('span', { class: 'live', id: 'stream-state' });
   const approvalsEl = h('div', { class: 'approvals', id: 'run-approvals' });
   const outcomeEl = h('div');
+  // The root agent's text as a streaming model produces it: partial pieces grow the current turn,
+  // the turn's whole (stored) text then replaces them.
+  const liveTextEl = h('pre', { class: 'answer', id: 'live-text', hidden: true });
+  const liveTurns = [];
+  let liveTurn = '';
+  const renderLiveText = () => {
+    const text = [...liveTurns, liveTurn].filter(Boolean).join('\n\n');
+    liveTextEl.hidden = !text;
+    liveTextEl.textContent = text;
+  };
   const detail = h('div', { class: 'card panel', id: 'node-detail', 'aria-live': 'polite' },
     h('h2', { style: { marginTop: 0 } }, 'Node details'), h('p', { class: 'muted' }, 'Select a node (click, or arrow keys and Enter) to see its inputs, outputs and error.'));
   const tree = new CallTree({ onSelect: (n) => showNode(n) });
@@ -60,6 +70,7 @@ export async function render(root, route, ctx) {
           h('span', {}, h('i', { style: { background: 'var(--bar-model)' } }), 'model call'),
           h('span', {}, '↓ tokens in · ↑ tokens out (own; "tree" adds the workers\') · N tools called'))),
       h('div', { class: 'chain' }, tree.el, detail)),
+    h('h2', {}, 'Model output'), liveTextEl,
     outcomeEl,
     h('details', {}, h('summary', {}, 'Event stream (newest first)'), eventList));
 
@@ -78,6 +89,7 @@ export async function render(root, route, ctx) {
       h('div', { class: 'facts' },
         fact('Duration', fmtDuration(run.durationMs) + (terminal ? '' : ' …')),
         fact('Tokens in / out', `${fmtNum(run.usage.inputTokens)} / ${fmtNum(run.usage.outputTokens)}`),
+        run.cost && (run.cost.amount > 0 || run.cost.max) ? fact('Cost', `${run.cost.amount.toFixed(4)}${run.cost.max ? ' of ' + run.cost.max : ''} ${run.cost.currency || ''}`) : null,
         fact('Iterations', run.iterations),
         fact('Tools', run.toolsCalled.length ? run.toolsCalled.join(', ') : '—'),
         fact('Subagents', run.subagents.length || '—'),
@@ -131,6 +143,8 @@ export async function render(root, route, ctx) {
         ['Started', timeTag(n.start)], ['Duration', fmtDuration(n.durationMs) + (n.status === 'running' ? ' (running)' : '')],
         [n.kind === 'agent' ? 'Own tokens in / out' : 'Tokens in / out', n.inputTokens != null ? `${n.inputTokens} / ${n.outputTokens ?? 0}` : null],
         n.treeInputTokens != null ? ['Tree tokens in / out (with workers)', `${n.treeInputTokens} / ${n.treeOutputTokens ?? 0}`] : null,
+        n.cost != null ? ['Cost', `${n.cost.toFixed(6)} ${run.cost?.currency || ''}`] : null,
+        n.fallbackModel ? ['Answered by (fallback)', n.fallbackModel] : null,
         ['Tools called', n.toolsCalled?.length ? n.toolsCalled.join(', ') : null],
         n.iterations != null ? ['Iterations', n.iterations] : null,
         n.depth != null ? ['Depth', n.depth] : null,
@@ -227,6 +241,12 @@ export async function render(root, route, ctx) {
   }
 
   function onEvent(e) {
+    if (e.type === 'text_delta' && !e.parentSessionId) {
+      if (e.partial) { liveTurn += e.text || ''; renderLiveText(); return; }
+      liveTurns.push(e.text || ''); liveTurn = ''; renderLiveText();
+    } else if (e.type === 'text_delta' && e.partial) {
+      return; // a worker's streamed pieces: its whole turn text follows
+    }
     const at = ms(e.at) || Date.now();
     events.unshift(e);
     if (events.length > 400) events.length = 400;

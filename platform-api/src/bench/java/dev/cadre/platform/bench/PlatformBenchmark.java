@@ -44,7 +44,8 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Arguments ({@code -Dbench.args="..."}): {@code --quick} (2 runs of 2 s, a smoke test),
- * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console} (repeatable, comma-separated).
+ * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming} (repeatable,
+ * comma-separated; streaming, {@link StreamingBench}, runs only when named).
  */
 public final class PlatformBenchmark {
 
@@ -63,6 +64,8 @@ public final class PlatformBenchmark {
         boolean h2 = only.isEmpty() || only.contains("h2");
         boolean pg = only.isEmpty() || only.contains("pg");
         boolean console = only.isEmpty() || only.contains("console");
+        // Streaming latency (docs/benchmarks/models.md) runs only when asked: --only=streaming.
+        boolean streaming = only.contains("streaming");
 
         Path out = Path.of("target", "bench").toAbsolutePath();
         Files.createDirectories(out);
@@ -102,6 +105,14 @@ public final class PlatformBenchmark {
                     report.addAll(c.report);
                 }
             }
+        }
+        if (streaming) {
+            StreamingBench sb = new StreamingBench(quick ? 5 : 30, out);
+            sb.runAll();
+            report.add("");
+            report.add("## Streaming (OpenAI-compatible SSE provider → run SSE)");
+            report.add("");
+            report.addAll(sb.report);
         }
         if (pg) {
             ServiceBench s = postgresAndRedis(out, agents, runs, seconds, warmup);

@@ -2,6 +2,7 @@ package dev.cadre.platform.agents;
 
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.AgentTree;
+import dev.cadre.agent.model.FallbackModelPort;
 import dev.cadre.agent.model.ModelPort;
 import dev.cadre.agent.model.ModelRef;
 import dev.cadre.agent.scripted.ScriptedModel;
@@ -125,6 +126,26 @@ public final class AgentCatalog {
                 problems.add(where + "field 'model': provider '" + provider + "' is not configured (configured: "
                         + providers.providers() + "; see docs/configuration.md)");
             }
+            for (ModelRef fallback : loaded.fallbacks().getOrDefault(spec.name(), List.of())) {
+                if (providers.model(fallback).isEmpty()) {
+                    problems.add(where + "field 'model': fallback provider '" + fallback.provider()
+                            + "' is not configured (configured: " + providers.providers() + ")");
+                }
+            }
+        }
+        // The tree resolves models by reference: one chain per primary model, so two agents naming the
+        // same primary must name the same fallbacks.
+        Map<ModelRef, List<ModelRef>> chains = new LinkedHashMap<>();
+        for (AgentSpec spec : loaded.specs()) {
+            List<ModelRef> chain = new ArrayList<>();
+            chain.add(spec.model());
+            chain.addAll(loaded.fallbacks().getOrDefault(spec.name(), List.of()));
+            List<ModelRef> other = chains.putIfAbsent(spec.model(), chain);
+            if (other != null && !other.equals(chain)) {
+                problems.add(loaded.sourceOf().get(spec.name()) + ": agent '" + spec.name()
+                        + "': field 'model': another agent names " + spec.model() + " first with the fallbacks "
+                        + other.subList(1, other.size()) + "; agents sharing a primary model share its fallbacks");
+            }
         }
         WorkflowConfig.Loaded declared =
                 new WorkflowConfig().load(files, new java.util.LinkedHashSet<>(byName.keySet()));
@@ -148,7 +169,7 @@ public final class AgentCatalog {
                     registry,
                     ref -> ref.provider().equals("scripted")
                             ? scriptedModel
-                            : providers.model(ref).orElseThrow());
+                            : chain(chains.getOrDefault(ref, List.of(ref)), providers));
         } catch (IllegalArgumentException e) {
             throw new AgentConfigException(List.of(e.getMessage()));
         }
@@ -196,6 +217,18 @@ public final class AgentCatalog {
                 .map(DeclaredWorkflow::name)
                 .forEach(out::add);
         return out;
+    }
+
+    /** One model, or a {@link FallbackModelPort} over the primary and its fallbacks. */
+    private static ModelPort chain(List<ModelRef> refs, ProviderModels providers) {
+        if (refs.size() == 1) {
+            return providers.model(refs.getFirst()).orElseThrow();
+        }
+        List<FallbackModelPort.Choice> choices = new ArrayList<>();
+        for (ModelRef r : refs) {
+            choices.add(new FallbackModelPort.Choice(r, providers.model(r).orElseThrow()));
+        }
+        return new FallbackModelPort(choices);
     }
 
     public List<AgentSpec> specs() {

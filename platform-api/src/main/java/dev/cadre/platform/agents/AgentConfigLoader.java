@@ -50,7 +50,8 @@ final class AgentConfigLoader {
             Map<String, String> sourceOf,
             Map<String, Object> scripts,
             Map<String, List<String>> memoryNamespaces,
-            List<String> problems) {}
+            List<String> problems,
+            Map<String, List<ModelRef>> fallbacks) {}
 
     /** A namespace name, or a prefix ending in {@code *}. */
     private static final java.util.regex.Pattern NAMESPACE_ENTRY =
@@ -61,6 +62,7 @@ final class AgentConfigLoader {
         Map<String, String> sourceOf = new LinkedHashMap<>();
         Map<String, Object> scripts = new LinkedHashMap<>();
         Map<String, List<String>> memory = new LinkedHashMap<>();
+        Map<String, List<ModelRef>> fallbacks = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         for (Resource file : files) {
             String where = file.getFilename() == null ? file.getDescription() : file.getFilename();
@@ -95,6 +97,10 @@ final class AgentConfigLoader {
                             memory.put(
                                     spec.name(),
                                     memoryNamespaces(node, where + ": agent '" + spec.name() + "': ", problems));
+                            List<ModelRef> more = fallbackModels(node.path("model"));
+                            if (!more.isEmpty()) {
+                                fallbacks.put(spec.name(), more);
+                            }
                         }
                     }
                 }
@@ -113,7 +119,18 @@ final class AgentConfigLoader {
                 }
             }
         }
-        return new Loaded(specs, sourceOf, scripts, memory, problems);
+        return new Loaded(specs, sourceOf, scripts, memory, problems, fallbacks);
+    }
+
+    /** {@code model: [primary, fallback, ...]}: the fallbacks (checked when the primary was parsed). */
+    private static List<ModelRef> fallbackModels(JsonNode model) {
+        List<ModelRef> out = new ArrayList<>();
+        if (model.isArray()) {
+            for (int i = 1; i < model.size(); i++) {
+                out.add(ModelRef.parse(model.get(i).asString()));
+            }
+        }
+        return out;
     }
 
     /**
@@ -155,7 +172,35 @@ final class AgentConfigLoader {
         String description = text(node, "description", where, problems, true);
         String instructions = text(node, "instructions", where, problems, false);
         ModelRef model = null;
-        String modelText = text(node, "model", where, problems, false);
+        String modelText;
+        JsonNode modelNode = node.path("model");
+        if (modelNode.isArray()) {
+            // model: [openai:gpt-4o, ollama:llama3] — the first, then each next when the one before is unavailable
+            modelText = null;
+            if (modelNode.isEmpty()) {
+                problems.add(where + "field 'model': an empty list (give provider:model, or a list of them)");
+            }
+            for (int i = 0; i < modelNode.size(); i++) {
+                JsonNode m = modelNode.get(i);
+                if (!m.isString()) {
+                    problems.add(where + "field 'model': entry " + (i + 1) + " must be text (provider:model)");
+                    continue;
+                }
+                try {
+                    ModelRef parsed = ModelRef.parse(m.asString());
+                    if (i == 0) {
+                        modelText = m.asString();
+                    }
+                    if (parsed.provider().equals("scripted") && modelNode.size() > 1) {
+                        problems.add(where + "field 'model': the scripted model cannot be part of a fallback list");
+                    }
+                } catch (IllegalArgumentException e) {
+                    problems.add(where + "field 'model': entry " + (i + 1) + ": " + e.getMessage());
+                }
+            }
+        } else {
+            modelText = text(node, "model", where, problems, false);
+        }
         try {
             model = modelText == null || modelText.isBlank()
                     ? new ModelRef("scripted", "default")

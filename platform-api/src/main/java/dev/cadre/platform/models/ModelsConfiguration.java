@@ -4,6 +4,8 @@ import dev.cadre.agent.model.ModelPort;
 import dev.cadre.agent.model.ModelRef;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.observability.OutboundTraceContext;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +22,9 @@ import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -59,12 +64,56 @@ class ModelsConfiguration {
                 configured, config, new OutboundTraceContext(openTelemetry.getIfAvailable(OpenTelemetry::noop)));
     }
 
+    /** {@code cadre_provider_circuit_state{provider}}: 0 closed, 1 open, 2 half-open. */
+    @Bean
+    ProviderCircuits providerCircuits(AgentCatalog.ProviderModels providers, ObjectProvider<MeterRegistry> registry) {
+        ProviderCircuits circuits = providers instanceof Providers p
+                ? p.circuits()
+                : new ProviderCircuits(
+                        List.of(), new ModelsProperties.CircuitBreakerSettings(null, null), System::nanoTime);
+        MeterRegistry r = registry.getIfAvailable();
+        if (r != null) {
+            for (CircuitBreaker b : circuits.all()) {
+                Gauge.builder("cadre.provider.circuit.state", b, c -> c.state().gauge())
+                        .description("Circuit breaker of a model provider endpoint: 0 closed, 1 open, 2 half-open")
+                        .tag("provider", b.provider())
+                        .register(r);
+            }
+        }
+        return circuits;
+    }
+
+    /**
+     * DEGRADED while a provider's circuit is open or half-open: the instance still serves (other
+     * providers, fallbacks, everything but that model), so it stays in rotation — never DOWN, and not
+     * part of the readiness group.
+     */
+    @Bean
+    HealthIndicator modelProviders(ProviderCircuits circuits) {
+        return () -> {
+            Map<String, String> states = new LinkedHashMap<>();
+            boolean degraded = false;
+            for (CircuitBreaker b : circuits.all()) {
+                CircuitBreaker.State st = b.state();
+                states.put(b.provider(), st.name().toLowerCase(java.util.Locale.ROOT));
+                degraded |= st != CircuitBreaker.State.CLOSED;
+            }
+            Health.Builder h = degraded
+                    ? Health.status(new Status("DEGRADED", "a model provider's circuit is open"))
+                    : Health.up();
+            return h.withDetail("circuits", states).build();
+        };
+    }
+
     private static ModelsProperties.Provider withEnvKey(ModelsProperties.Provider p, Environment env, String variable) {
         String key = env.getProperty(variable, "");
         if (p == null) {
             return key.isBlank() ? null : new ModelsProperties.Provider(null, null, key, null);
         }
-        return p.hasKey() || key.isBlank() ? p : new ModelsProperties.Provider(p.type(), p.baseUrl(), key, p.timeout());
+        return p.hasKey() || key.isBlank()
+                ? p
+                : new ModelsProperties.Provider(
+                        p.type(), p.baseUrl(), key, p.timeout(), p.stream(), p.maxTokensField(), p.temperature());
     }
 
     /** Resolves {@code provider:model}: one ChatModel per provider, the model name passed per call. */
@@ -75,14 +124,25 @@ class ModelsConfiguration {
         private final OutboundTraceContext trace;
         private final Map<String, ModelPort> ports = new ConcurrentHashMap<>();
         private final Map<String, ChatModel> chats = new ConcurrentHashMap<>();
+        private final ProviderCircuits circuits;
 
         Providers(
                 Map<String, ModelsProperties.Provider> configured,
                 ModelsProperties config,
                 OutboundTraceContext trace) {
+            this(configured, config, trace, System::nanoTime);
+        }
+
+        /** @param nanoClock the breakers' clock (tests move it instead of waiting) */
+        Providers(
+                Map<String, ModelsProperties.Provider> configured,
+                ModelsProperties config,
+                OutboundTraceContext trace,
+                java.util.function.LongSupplier nanoClock) {
             this.configured = Map.copyOf(configured);
             this.config = config;
             this.trace = trace;
+            this.circuits = new ProviderCircuits(configured.keySet(), config.circuitBreaker(), nanoClock);
             configured.forEach((name, p) -> {
                 String type = p.typeOr(name);
                 if (!List.of("openai", "ollama", "anthropic").contains(type)) {
@@ -101,6 +161,10 @@ class ModelsConfiguration {
             return Optional.of(ports.computeIfAbsent(ref.toString(), k -> port(ref, p)));
         }
 
+        ProviderCircuits circuits() {
+            return circuits;
+        }
+
         @Override
         public List<String> providers() {
             List<String> out = new java.util.ArrayList<>(List.of("scripted"));
@@ -113,41 +177,64 @@ class ModelsConfiguration {
             ChatModel chat = chats.computeIfAbsent(ref.provider(), n -> chatModel(type, p, ref.model()));
             int cap = config.maxOutputTokens();
             java.time.Duration timeout = p.timeout() == null ? config.timeout() : p.timeout();
+            boolean stream = p.streams();
+            Double temperature = p.temperature();
             return new SpringAiModelPort(
                     ref.provider(),
                     chat,
                     (request, tools) -> {
                         int max = (int) Math.max(1, Math.min(cap, request.maxOutputTokens()));
                         ChatOptions options = switch (type) {
-                            case "openai" ->
-                                OpenAiChatOptions.builder()
+                            case "openai" -> {
+                                var o = OpenAiChatOptions.builder()
                                         .model(ref.model())
                                         .timeout(timeout)
                                         .maxRetries(0)
-                                        .maxTokens(max)
                                         .toolCallbacks(tools)
+                                        // usage of a stream comes in its final chunk, when asked for
+                                        .streamUsage(stream)
                                         // built per call, on the loop's thread: the chat span is current
-                                        .customHeaders(trace.headers())
-                                        .build();
-                            case "anthropic" ->
-                                AnthropicChatOptions.builder()
+                                        .customHeaders(trace.headers());
+                                if (p.usesMaxCompletionTokens()) {
+                                    o.maxCompletionTokens(max); // OpenAI's reasoning models refuse max_tokens
+                                } else {
+                                    o.maxTokens(max);
+                                }
+                                if (temperature != null) {
+                                    o.temperature(temperature);
+                                }
+                                yield o.build();
+                            }
+                            case "anthropic" -> {
+                                var o = AnthropicChatOptions.builder()
                                         .model(ref.model())
                                         .timeout(timeout)
                                         .maxRetries(0)
                                         .maxTokens(max)
                                         .toolCallbacks(tools)
-                                        .httpHeaders(trace.headers())
-                                        .build();
-                            default ->
-                                org.springframework.ai.ollama.api.OllamaChatOptions.builder()
+                                        .httpHeaders(trace.headers());
+                                if (temperature != null) {
+                                    o.temperature(temperature);
+                                }
+                                yield o.build();
+                            }
+                            default -> {
+                                var o = org.springframework.ai.ollama.api.OllamaChatOptions.builder()
                                         .model(ref.model())
                                         .numPredict(max)
-                                        .toolCallbacks(tools)
-                                        .build();
+                                        .toolCallbacks(tools);
+                                if (temperature != null) {
+                                    o.temperature(temperature);
+                                }
+                                yield o.build();
+                            }
                         };
-                        return options;
+                        return new SpringAiModelPort.CallOptions(options, max, temperature);
                     },
-                    config.retry());
+                    config.retry(),
+                    circuits.of(ref.provider()),
+                    stream,
+                    config.priceOf(ref.provider(), ref.model()));
         }
 
         private ChatModel chatModel(String type, ModelsProperties.Provider p, String model) {

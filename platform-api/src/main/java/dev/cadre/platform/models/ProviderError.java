@@ -15,6 +15,13 @@ import java.util.concurrent.TimeoutException;
  */
 record ProviderError(String code, String message, boolean retryable) {
 
+    /** Whether the failure says the provider is unavailable (what opens its circuit): 5xx, unreachable, timeout. */
+    boolean unavailable() {
+        return code.equals("provider_unavailable")
+                || code.equals("provider_unreachable")
+                || code.equals("provider_timeout");
+    }
+
     static ProviderError classify(String provider, Throwable e) {
         Integer status = null;
         boolean timeout = false;

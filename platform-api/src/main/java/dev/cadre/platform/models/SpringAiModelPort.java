@@ -14,15 +14,27 @@ import dev.cadre.agent.model.ToolDefinition;
 import dev.cadre.agent.model.ToolResultMessage;
 import dev.cadre.agent.model.UntrustedText;
 import dev.cadre.agent.model.UserMessage;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.metadata.ChatResponseMetadata;
 import org.springframework.ai.chat.metadata.Usage;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
@@ -31,108 +43,320 @@ import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.DefaultToolDefinition;
+import reactor.core.Disposable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * agent-core's model port over a Spring AI {@link ChatModel}. Spring AI 2.0 returns tool calls to
  * the caller and never runs them, which is what the loop needs: tool definitions are passed as
- * callbacks that refuse to run. Usage comes from the provider's response (estimated only when the
- * provider reports none); 429, 5xx, timeouts and connection failures are retried with exponential
- * back-off and jitter; what still fails becomes a {@link ModelException} whose code says why.
+ * callbacks that refuse to run. {@link #stream} streams (Spring AI's {@code stream}, which assembles
+ * tool-call fragments) and hands text pieces to the loop as they arrive; usage comes from the
+ * provider's response or final chunk (estimated only when the provider reports none). 429, 5xx,
+ * timeouts and connection failures are retried with jittered exponential back-off, or after the
+ * provider's {@code Retry-After}, never past the agent's deadline; the endpoint's
+ * {@link CircuitBreaker} fails calls fast while the provider is down. What still fails becomes a
+ * {@link ModelException} whose code says why. The response attributes ({@code gen_ai.response.*},
+ * request temperature and max tokens) go on the current span, the loop's {@code chat} span.
  */
 public final class SpringAiModelPort implements ModelPort {
 
     private static final Logger log = LoggerFactory.getLogger(SpringAiModelPort.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    static final AttributeKey<String> RESPONSE_MODEL = AttributeKey.stringKey("gen_ai.response.model");
+    static final AttributeKey<String> RESPONSE_ID = AttributeKey.stringKey("gen_ai.response.id");
+    static final AttributeKey<List<String>> FINISH_REASONS =
+            AttributeKey.stringArrayKey("gen_ai.response.finish_reasons");
+    static final AttributeKey<Double> TEMPERATURE = AttributeKey.doubleKey("gen_ai.request.temperature");
+    static final AttributeKey<Long> MAX_TOKENS = AttributeKey.longKey("gen_ai.request.max_tokens");
+
+    /** What the port sends besides the prompt: options, and the limits it asked for (for the span). */
+    record CallOptions(
+            ChatOptions options, long maxTokens, @Nullable Double temperature) {}
 
     private final String provider;
     private final ChatModel chat;
-    private final BiFunction<ModelRequest, List<ToolCallback>, ChatOptions> options;
+    private final BiFunction<ModelRequest, List<ToolCallback>, CallOptions> options;
     private final ModelsProperties.Retry retry;
+    private final CircuitBreaker breaker;
+    private final boolean streaming;
+    private final ModelsProperties.@Nullable Price price;
 
     /**
      * @param options builds the provider's per-call options (model name, output limit, tools)
+     * @param streaming whether {@link #stream} streams (else it answers in one piece)
+     * @param price the model's price, or null when it has none
      */
-    public SpringAiModelPort(
+    SpringAiModelPort(
             String provider,
             ChatModel chat,
-            BiFunction<ModelRequest, List<ToolCallback>, ChatOptions> options,
-            ModelsProperties.Retry retry) {
+            BiFunction<ModelRequest, List<ToolCallback>, CallOptions> options,
+            ModelsProperties.Retry retry,
+            CircuitBreaker breaker,
+            boolean streaming,
+            ModelsProperties.@Nullable Price price) {
         this.provider = provider;
         this.chat = chat;
         this.options = options;
         this.retry = retry;
+        this.breaker = breaker;
+        this.streaming = streaming;
+        this.price = price;
     }
 
     @Override
     public ModelResponse call(ModelRequest request) throws InterruptedException {
-        Prompt prompt = new Prompt(messages(request.messages()), options.apply(request, callbacks(request.tools())));
+        return answer(request, null);
+    }
+
+    @Override
+    public ModelResponse stream(ModelRequest request, Consumer<String> textDeltas) throws InterruptedException {
+        return answer(request, streaming ? textDeltas : null);
+    }
+
+    private ModelResponse answer(ModelRequest request, @Nullable Consumer<String> textDeltas)
+            throws InterruptedException {
+        CallOptions call = options.apply(request, callbacks(request.tools()));
+        Prompt prompt = new Prompt(messages(request.messages()), call.options());
         long backoff = retry.initialBackoff().toMillis();
         for (int attempt = 1; ; attempt++) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
-            ChatResponse response;
+            if (!breaker.tryAcquire()) {
+                throw new ModelException(
+                        "provider_circuit_open",
+                        provider + " is failing: its circuit is open (next probe in about "
+                                + breaker.secondsUntilProbe() + " s)");
+            }
+            Answer answer;
             try {
-                response = chat.call(prompt);
+                answer = textDeltas == null ? Answer.of(chat.call(prompt)) : streamOnce(prompt, textDeltas);
+            } catch (InterruptedException e) {
+                breaker.onAbandoned();
+                throw e;
             } catch (RuntimeException e) {
                 if (Thread.currentThread().isInterrupted() || causedBy(e, InterruptedException.class)) {
+                    breaker.onAbandoned();
                     throw new InterruptedException("model call interrupted");
                 }
                 ProviderError error = ProviderError.classify(provider, e);
-                if (!error.retryable() || attempt >= retry.maxAttempts()) {
+                if (error.unavailable()) {
+                    breaker.onFailure();
+                } else {
+                    breaker.onSuccess(); // it answered: whatever it said, it is there
+                }
+                // An attempt that opened the circuit is the last: the next would be refused anyway.
+                boolean opened = breaker.state() == CircuitBreaker.State.OPEN;
+                if (!error.retryable() || attempt >= retry.maxAttempts() || opened) {
                     String message = error.message() + (attempt > 1 ? " (after " + attempt + " attempts)" : "");
                     throw error.code().equals("provider_timeout")
                             ? ModelException.timeout(error.code(), message, e)
                             : new ModelException(error.code(), message, e);
                 }
-                long sleep = Math.min(retry.maxBackoff().toMillis(), backoff)
-                        + ThreadLocalRandom.current().nextLong(Math.max(1, backoff / 4));
+                Duration told = RetryAfter.of(e);
+                long sleep;
+                if (told != null) {
+                    if (told.compareTo(retry.maxRetryAfter()) > 0) {
+                        throw new ModelException(
+                                error.code(),
+                                error.message() + " (asked to retry after " + told.toSeconds()
+                                        + " s, more than cadre.models.retry.max-retry-after)",
+                                e);
+                    }
+                    // Honoured to the millisecond, plus a little jitter so callers told alike spread out.
+                    sleep = told.toMillis()
+                            + ThreadLocalRandom.current().nextLong(1 + Math.min(250, told.toMillis() / 10));
+                } else {
+                    sleep = Math.min(retry.maxBackoff().toMillis(), backoff)
+                            + ThreadLocalRandom.current().nextLong(Math.max(1, backoff / 4));
+                }
+                Instant deadline = request.deadline();
+                if (deadline != null && Instant.now().plusMillis(sleep).isAfter(deadline)) {
+                    throw new ModelException(
+                            error.code(),
+                            error.message() + " (not retried: the wait of " + sleep
+                                    + " ms would pass the agent's deadline)",
+                            e);
+                }
                 log.info(
-                        "{} call for agent {} failed ({}), attempt {}/{}; retrying in {} ms",
+                        "{} call for agent {} failed ({}), attempt {}/{}; retrying in {} ms{}",
                         provider,
                         request.agent(),
                         error.code(),
                         attempt,
                         retry.maxAttempts(),
-                        sleep);
+                        sleep,
+                        told != null ? " (Retry-After)" : "");
                 Thread.sleep(sleep);
                 backoff = Math.min(retry.maxBackoff().toMillis(), backoff * 2);
                 continue;
             }
-            return convert(request, response);
+            breaker.onSuccess();
+            return convert(request, answer, call);
         }
     }
 
-    private ModelResponse convert(ModelRequest request, @Nullable ChatResponse response) {
-        if (response == null
-                || response.getResults() == null
-                || response.getResults().isEmpty()) {
+    /**
+     * One streamed attempt: the chunks are handed from the client's threads to this (the loop's)
+     * thread, which tells the text pieces and assembles the answer; interrupting it cancels the stream.
+     */
+    private Answer streamOnce(Prompt prompt, Consumer<String> textDeltas) throws InterruptedException {
+        BlockingQueue<Object> chunks = new LinkedBlockingQueue<>();
+        Object done = new Object();
+        Disposable subscription = chat.stream(prompt)
+                .subscribe(chunks::add, e -> chunks.add(new StreamFailure(e)), () -> chunks.add(done));
+        try {
+            Answer.Builder answer = new Answer.Builder();
+            while (true) {
+                Object next = chunks.take();
+                if (next == done) {
+                    return answer.build();
+                }
+                if (next instanceof StreamFailure f) {
+                    throw f.error() instanceof RuntimeException r ? r : new IllegalStateException(f.error());
+                }
+                String piece = answer.add((ChatResponse) next);
+                if (!piece.isEmpty()) {
+                    textDeltas.accept(piece);
+                }
+            }
+        } finally {
+            subscription.dispose();
+        }
+    }
+
+    private record StreamFailure(Throwable error) {}
+
+    /** A provider's answer, whole or assembled from a stream. */
+    record Answer(
+            String text,
+            List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls,
+            @Nullable Integer inputTokens,
+            @Nullable Integer outputTokens,
+            List<String> finishReasons,
+            @Nullable String id,
+            @Nullable String model,
+            boolean empty) {
+
+        static Answer of(@Nullable ChatResponse response) {
+            Builder b = new Builder();
+            if (response != null) {
+                b.add(response);
+            }
+            return b.build();
+        }
+
+        /** Accumulates chunks: text appended, tool calls by id (the last fragment of an id wins), usage maxed. */
+        static final class Builder {
+            private final StringBuilder text = new StringBuilder();
+            private final Map<String, org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls =
+                    new LinkedHashMap<>();
+            private final Map<Integer, String> finish = new TreeMap<>();
+            private @Nullable Integer in;
+            private @Nullable Integer out;
+            private @Nullable String id;
+            private @Nullable String model;
+            private boolean anyGeneration;
+
+            /** Adds a chunk (or a whole response); returns its text. */
+            String add(ChatResponse r) {
+                StringBuilder piece = new StringBuilder();
+                List<Generation> results = r.getResults() == null ? List.of() : r.getResults();
+                for (int i = 0; i < results.size(); i++) {
+                    Generation g = results.get(i);
+                    anyGeneration = true;
+                    org.springframework.ai.chat.messages.AssistantMessage o = g.getOutput();
+                    if (o == null) {
+                        continue;
+                    }
+                    if (o.getText() != null && !o.getText().isEmpty()) {
+                        if (results.size() > 1 && !piece.isEmpty()) {
+                            piece.append('\n'); // several choices of one response, as before streaming
+                        }
+                        piece.append(o.getText());
+                    }
+                    for (var c : o.getToolCalls()) {
+                        String key = c.id() == null || c.id().isBlank() ? "#" + calls.size() : c.id();
+                        calls.put(key, c);
+                    }
+                    String f = g.getMetadata() == null ? null : g.getMetadata().getFinishReason();
+                    if (f != null && !f.isBlank()) {
+                        finish.put(i, f.toLowerCase(Locale.ROOT));
+                    }
+                }
+                ChatResponseMetadata meta = r.getMetadata();
+                if (meta != null) {
+                    Usage u = meta.getUsage();
+                    if (u != null) {
+                        in = max(in, u.getPromptTokens());
+                        out = max(out, u.getCompletionTokens());
+                    }
+                    if (meta.getId() != null && !meta.getId().isBlank()) {
+                        id = meta.getId();
+                    }
+                    if (meta.getModel() != null && !meta.getModel().isBlank()) {
+                        model = meta.getModel();
+                    }
+                }
+                text.append(piece);
+                return piece.toString();
+            }
+
+            private static @Nullable Integer max(@Nullable Integer a, @Nullable Integer b) {
+                if (a == null) {
+                    return b;
+                }
+                return b == null ? a : Math.max(a, b);
+            }
+
+            Answer build() {
+                return new Answer(
+                        text.toString(),
+                        List.copyOf(calls.values()),
+                        in,
+                        out,
+                        List.copyOf(finish.values()),
+                        id,
+                        model,
+                        !anyGeneration);
+            }
+        }
+    }
+
+    private ModelResponse convert(ModelRequest request, Answer answer, CallOptions call) {
+        if (answer.empty()) {
             throw new ModelException("malformed_response", provider + " answered without any generation");
         }
-        StringBuilder text = new StringBuilder();
         List<ToolCall> calls = new ArrayList<>();
+        for (var c : answer.calls()) {
+            String providerId = c.id() == null || c.id().isBlank() ? null : c.id();
+            calls.add(new ToolCall(providerId == null ? "" : providerId, c.name(), arguments(c), providerId));
+        }
         boolean truncated = false;
-        for (Generation g : response.getResults()) {
-            org.springframework.ai.chat.messages.AssistantMessage out = g.getOutput();
-            if (out == null) {
-                continue;
+        for (String f : answer.finishReasons()) {
+            truncated |= f.equals("length") || f.equals("max_tokens");
+        }
+        String text = answer.text();
+        TokenUsage usage = usage(request, answer, text, calls);
+        double cost = price == null ? 0 : price.cost(usage.inputTokens(), usage.outputTokens());
+        Span span = Span.current();
+        if (span.isRecording()) {
+            if (answer.model() != null) {
+                span.setAttribute(RESPONSE_MODEL, answer.model());
             }
-            if (out.getText() != null && !out.getText().isEmpty()) {
-                text.append(text.isEmpty() ? "" : "\n").append(out.getText());
+            if (answer.id() != null) {
+                span.setAttribute(RESPONSE_ID, answer.id());
             }
-            for (org.springframework.ai.chat.messages.AssistantMessage.ToolCall c : out.getToolCalls()) {
-                calls.add(new ToolCall(c.id() == null ? "" : c.id(), c.name() == null ? "" : c.name(), arguments(c)));
+            if (!answer.finishReasons().isEmpty()) {
+                span.setAttribute(FINISH_REASONS, answer.finishReasons());
             }
-            String finish = g.getMetadata() == null ? null : g.getMetadata().getFinishReason();
-            if (finish != null) {
-                String f = finish.toLowerCase(Locale.ROOT);
-                truncated |= f.equals("length") || f.equals("max_tokens");
+            span.setAttribute(MAX_TOKENS, call.maxTokens());
+            if (call.temperature() != null) {
+                span.setAttribute(TEMPERATURE, call.temperature());
             }
         }
-        TokenUsage usage = usage(request, response, text.toString(), calls);
-        return new ModelResponse(text.isEmpty() ? null : text.toString(), calls, usage, truncated && calls.isEmpty());
+        return new ModelResponse(text.isEmpty() ? null : text, calls, usage, truncated && calls.isEmpty(), cost, null);
     }
 
     /**
@@ -152,10 +376,9 @@ public final class SpringAiModelPort implements ModelPort {
         }
     }
 
-    private TokenUsage usage(ModelRequest request, ChatResponse response, String text, List<ToolCall> calls) {
-        Usage u = response.getMetadata() == null ? null : response.getMetadata().getUsage();
-        Integer in = u == null ? null : u.getPromptTokens();
-        Integer out = u == null ? null : u.getCompletionTokens();
+    private TokenUsage usage(ModelRequest request, Answer answer, String text, List<ToolCall> calls) {
+        Integer in = answer.inputTokens();
+        Integer out = answer.outputTokens();
         if (in != null && out != null && (in > 0 || out > 0)) {
             return new TokenUsage(in, out);
         }
@@ -171,6 +394,15 @@ public final class SpringAiModelPort implements ModelPort {
     static List<org.springframework.ai.chat.messages.Message> messages(List<Message> history) {
         List<org.springframework.ai.chat.messages.Message> out = new ArrayList<>();
         List<ToolResponseMessage.ToolResponse> pending = new ArrayList<>();
+        // Results are paired with calls by the id the provider knows: its own when it gave one.
+        Map<String, String> wireIds = new HashMap<>();
+        for (Message m : history) {
+            if (m instanceof AssistantMessage a) {
+                for (ToolCall c : a.toolCalls()) {
+                    wireIds.put(c.id(), c.wireId());
+                }
+            }
+        }
         for (Message m : history) {
             if (!(m instanceof ToolResultMessage) && !pending.isEmpty()) {
                 out.add(ToolResponseMessage.builder()
@@ -192,7 +424,7 @@ public final class SpringAiModelPort implements ModelPort {
                         // only an object as tool input, and the call's error result says what was wrong.
                         String args = c.arguments().isObject() ? c.arguments().toString() : "{}";
                         calls.add(new org.springframework.ai.chat.messages.AssistantMessage.ToolCall(
-                                c.id(), "function", c.name(), args));
+                                c.wireId(), "function", c.name(), args));
                     }
                     out.add(org.springframework.ai.chat.messages.AssistantMessage.builder()
                             .content(a.text() == null ? "" : a.text())
@@ -201,7 +433,9 @@ public final class SpringAiModelPort implements ModelPort {
                 }
                 case ToolResultMessage t ->
                     pending.add(new ToolResponseMessage.ToolResponse(
-                            t.callId(), t.toolName(), UntrustedText.fence("tool", t.content())));
+                            wireIds.getOrDefault(t.callId(), t.callId()),
+                            t.toolName(),
+                            UntrustedText.fence("tool", t.content())));
             }
         }
         if (!pending.isEmpty()) {

@@ -290,6 +290,14 @@ public class CadreMetrics
         String model = e.model().toString();
         tokens(e.agent(), model, "input", e.usage().inputTokens());
         tokens(e.agent(), model, "output", e.usage().outputTokens());
+        if (e.cost() > 0) {
+            Counter.builder("cadre.cost")
+                    .description(
+                            "What model calls cost, in the price table's currency (cadre.models.prices), by agent and model")
+                    .tags("agent", e.agent(), "model", model)
+                    .register(registry)
+                    .increment(e.cost());
+        }
     }
 
     private void tokens(String agent, String model, String type, long n) {

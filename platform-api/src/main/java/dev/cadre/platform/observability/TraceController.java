@@ -66,7 +66,9 @@ class TraceController {
             @Nullable Long iterations,
             @Nullable String inputSummary,
             @Nullable String outputSummary,
-            List<Node> children) {}
+            List<Node> children,
+            @Nullable Double cost,
+            @Nullable String fallbackModel) {}
 
     record Trace(
             String runId,
@@ -163,7 +165,10 @@ class TraceController {
                 a.has("cadre.iterations") ? a.get("cadre.iterations").asLong() : null,
                 summary(text(a, "gen_ai.tool.call.arguments")),
                 summary(text(a, "gen_ai.tool.call.result")),
-                children);
+                children,
+                // a chat span's price (cadre.models.prices) and the model that answered instead
+                a.has("cadre.cost") ? a.get("cadre.cost").asDouble() : null,
+                text(a, "cadre.model.fallback"));
     }
 
     private static @Nullable String text(JsonNode a, String key) {

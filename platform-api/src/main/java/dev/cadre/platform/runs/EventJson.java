@@ -40,7 +40,12 @@ public class EventJson {
         o.put("at", meta.at().toString());
         switch (event) {
             case AgentEvent.RunStarted e -> o.put("input", redactor.redactText(e.input()));
-            case AgentEvent.TextDelta e -> o.put("text", redactor.redactText(e.text()));
+            case AgentEvent.TextDelta e -> {
+                o.put("text", redactor.redactText(e.text()));
+                if (e.partial()) {
+                    o.put("partial", true);
+                }
+            }
             case AgentEvent.ToolCallStart e -> {
                 o.put("callId", e.callId());
                 o.put("tool", e.tool());

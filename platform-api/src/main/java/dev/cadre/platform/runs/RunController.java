@@ -43,10 +43,17 @@ class RunController {
 
     private final RunService runs;
     private final RunEventStreams streams;
+    private final String currency;
     private final JsonMapper json;
     private final SecretRedactor redactor;
 
-    RunController(RunService runs, RunEventStreams streams, JsonMapper json, SecretRedactor redactor) {
+    RunController(
+            RunService runs,
+            RunEventStreams streams,
+            JsonMapper json,
+            SecretRedactor redactor,
+            @org.springframework.beans.factory.annotation.Value("${cadre.models.currency:USD}") String currency) {
+        this.currency = currency;
         this.runs = runs;
         this.streams = streams;
         this.json = json;
@@ -55,7 +62,8 @@ class RunController {
 
     /**
      * {@code context} may be text or any JSON value (stored as its JSON text); {@code workflow} names
-     * a declared workflow instead of {@code agent} (either field accepts a workflow's name).
+     * a declared workflow instead of {@code agent} (either field accepts a workflow's name); {@code
+     * budget.maxCost} caps what the run's model calls may cost, in {@code cadre.models.currency}.
      */
     record SubmitRunRequest(
             @Nullable String agent,
@@ -63,7 +71,15 @@ class RunController {
             @Nullable JsonNode context,
             @Nullable String workflow,
             @Nullable String priority,
-            @Nullable String deadline) {}
+            @Nullable String deadline,
+            @Nullable BudgetRequest budget) {}
+
+    /** A run's budget in currency. */
+    record BudgetRequest(@Nullable Double maxCost) {}
+
+    /** What the run's model calls cost so far, and its budget, in the price table's currency. */
+    record CostView(
+            double amount, String currency, @Nullable Double max) {}
 
     record ErrorView(
             String category,
@@ -83,6 +99,7 @@ class RunController {
             JsonNode subagents,
             JsonNode toolsCalled,
             UsageView usage,
+            CostView cost,
             int iterations,
             String submittedBy,
             @Nullable String traceId,
@@ -136,7 +153,8 @@ class RunController {
         RunService.Envelope envelope = new RunService.Envelope(
                 null,
                 RunService.Envelope.priority(body.priority(), "priority"),
-                body.deadline() == null || body.deadline().isBlank() ? null : time("deadline", body.deadline()));
+                body.deadline() == null || body.deadline().isBlank() ? null : time("deadline", body.deadline()),
+                body.budget() == null ? null : body.budget().maxCost());
         RunService.Submitted s = runs.submit(agent, body.input(), context, caller.name(), idempotencyKey, envelope);
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
@@ -267,6 +285,7 @@ class RunController {
                 r.subagentsJson() == null ? json.createArrayNode() : redactor.redact(json.readTree(r.subagentsJson())),
                 r.toolsCalledJson() == null ? json.createArrayNode() : json.readTree(r.toolsCalledJson()),
                 new UsageView(r.inputTokens(), r.outputTokens(), r.inputTokens() + r.outputTokens()),
+                new CostView(r.cost(), currency, r.maxCost()),
                 r.iterations(),
                 r.submittedBy(),
                 r.traceId(),

@@ -48,29 +48,53 @@ class RunEventStreams {
 
     private void follow(String runId, long afterSeq, boolean includeSubagents, SseEmitter emitter, AtomicBoolean gone) {
         long last = afterSeq;
-        try {
+        // Streamed text pieces of a run executing here come live (never stored); each is sent once
+        // every stored event before it was sent, so a piece never overtakes the events it follows.
+        try (RunEvents.LiveSubscription live = events.subscribeLive(runId)) {
+            long seen = Long.MIN_VALUE; // the generation of the last read of the table
+            long covered = 0; // every stored event up to this sequence number has been sent
             while (!gone.get()) {
-                // Taken before the status, so the wake-up of a run that ends while we read is not lost.
-                long seen = events.generation();
-                // Read the status before the events: if it is terminal, every event is already stored.
-                boolean ended =
-                        store.find(runId).map(r -> r.status().terminal()).orElse(true);
-                List<RunEvents.StoredEvent> batch = events.since(runId, last, includeSubagents, BATCH);
-                for (RunEvents.StoredEvent e : batch) {
-                    emitter.send(SseEmitter.event()
-                            .id(Long.toString(e.seq()))
-                            .name(e.type())
-                            .data(e.data()));
-                    last = e.seq();
+                long generation = events.generation();
+                RunEvents.LiveEvent next = live.peek();
+                boolean pieceWaits = next != null && next.afterSeq() > covered;
+                if (generation != seen || pieceWaits) {
+                    long committed = events.committedSeq(runId);
+                    // Read the status before the events: if it is terminal, every event is already stored.
+                    boolean ended =
+                            store.find(runId).map(r -> r.status().terminal()).orElse(true);
+                    List<RunEvents.StoredEvent> batch = events.since(runId, last, includeSubagents, BATCH);
+                    for (RunEvents.StoredEvent e : batch) {
+                        emitter.send(SseEmitter.event()
+                                .id(Long.toString(e.seq()))
+                                .name(e.type())
+                                .data(e.data()));
+                        last = e.seq();
+                    }
+                    if (batch.size() == BATCH) {
+                        continue;
+                    }
+                    // Nothing stored here (run elsewhere, or released): no piece is waiting for anything.
+                    covered = committed == 0 ? Long.MAX_VALUE : Math.max(last, committed);
+                    seen = generation;
+                    if (ended) {
+                        emitter.complete();
+                        return;
+                    }
                 }
-                if (batch.size() == BATCH) {
-                    continue;
+                for (RunEvents.LiveEvent e = live.peek(); e != null && e.afterSeq() <= covered; e = live.peek()) {
+                    live.remove();
+                    if (e.mainStream() || includeSubagents) {
+                        // No id: a client resuming with Last-Event-ID resumes from stored events.
+                        emitter.send(SseEmitter.event().name(e.type()).data(e.data()));
+                    }
                 }
-                if (ended) {
-                    emitter.complete();
-                    return;
+                next = live.peek();
+                if (next != null && next.afterSeq() > covered) {
+                    continue; // its stored predecessors are being written: read them first
                 }
-                events.awaitChange(seen, POLL_MILLIS);
+                if (events.awaitChangeOrLive(seen, POLL_MILLIS, live)) {
+                    seen = Long.MIN_VALUE; // timed out: poll the table (a wake-up may have been missed)
+                }
             }
         } catch (IOException | IllegalStateException e) {
             // The client has gone: completeWithError would log a 500 for a normal disconnect.

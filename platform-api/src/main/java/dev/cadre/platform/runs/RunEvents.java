@@ -36,6 +36,44 @@ public class RunEvents {
 
     private static final Logger log = LoggerFactory.getLogger(RunEvents.class);
 
+    /**
+     * A live-only event (a streamed text piece): never stored, sent to the readers following the run
+     * on this instance once they have sent every stored event up to {@code afterSeq}.
+     */
+    public record LiveEvent(long afterSeq, String type, boolean mainStream, ObjectNode data) {}
+
+    /** A reader's queue of live events of one run. */
+    public static final class LiveSubscription implements AutoCloseable {
+        private final String runId;
+        private final RunEvents owner;
+        final java.util.concurrent.ConcurrentLinkedQueue<LiveEvent> queue =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        private LiveSubscription(String runId, RunEvents owner) {
+            this.runId = runId;
+            this.owner = owner;
+        }
+
+        /** The next live event, or null. */
+        public @org.jspecify.annotations.Nullable LiveEvent peek() {
+            return queue.peek();
+        }
+
+        public void remove() {
+            queue.poll();
+        }
+
+        @Override
+        public void close() {
+            owner.live.computeIfPresent(runId, (k, subs) -> {
+                subs.remove(this);
+                return subs.isEmpty() ? null : subs;
+            });
+        }
+    }
+
+    private final Map<String, java.util.Set<LiveSubscription>> live = new ConcurrentHashMap<>();
+
     /** One stored event. */
     public record StoredEvent(String runId, long seq, String type, boolean mainStream, JsonNode data, Instant at) {}
 
@@ -201,6 +239,69 @@ public class RunEvents {
                         json.readTree(rs.getString("data")),
                         rs.getTimestamp("at").toInstant()))
                 .list();
+    }
+
+    /** Follows the live events of a run on this instance; close it when done. */
+    public LiveSubscription subscribeLive(String runId) {
+        LiveSubscription sub = new LiveSubscription(runId, this);
+        live.computeIfAbsent(runId, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                .add(sub);
+        return sub;
+    }
+
+    /**
+     * Hands a live-only event to the readers of its run on this instance (none: nothing to do, no
+     * JSON built). It is placed after the last stored event of the run, so a reader sends it after
+     * the stored events that came before it.
+     */
+    public void publishLive(AgentEvent event) {
+        java.util.Set<LiveSubscription> subs = live.get(event.meta().runId());
+        if (subs == null || subs.isEmpty()) {
+            return;
+        }
+        LiveEvent e = new LiveEvent(
+                committedSeq(event.meta().runId()), event.type(), event.meta().isMainStream(), eventJson.toJson(event));
+        for (LiveSubscription s : subs) {
+            s.queue.add(e);
+        }
+        lock.lock();
+        try {
+            // Wakes the readers without counting as a new stored event (generation unchanged).
+            appended.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The highest sequence number stored for the run by this instance (0 when unknown here). */
+    public long committedSeq(String runId) {
+        AtomicLong counter = sequences.get(runId);
+        if (counter == null) {
+            return 0;
+        }
+        synchronized (counter) {
+            return counter.get();
+        }
+    }
+
+    /**
+     * Like {@link #awaitChange(long, long)}, also returning when {@code sub} has a live event; true
+     * when it timed out without either.
+     */
+    public boolean awaitChangeOrLive(long seen, long millis, LiveSubscription sub) throws InterruptedException {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (generation == seen && sub.queue.isEmpty()) {
+                if (nanos <= 0) {
+                    return true;
+                }
+                nanos = appended.awaitNanos(nanos);
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Forgets the in-memory counter of a finished run. */

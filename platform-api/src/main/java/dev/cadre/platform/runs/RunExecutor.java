@@ -143,6 +143,11 @@ public final class RunExecutor {
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
+                if (event instanceof AgentEvent.TextDelta d && d.partial()) {
+                    // Streamed pieces go to live readers only; the turn's whole text is stored next.
+                    events.publishLive(event);
+                    return;
+                }
                 if (workflow) {
                     events.appendStep(event, runId);
                 } else {
@@ -200,10 +205,13 @@ public final class RunExecutor {
                     }
                 });
             } else if (run.checkpoint() != null) {
-                handle = runner.resume(codec.read(run.checkpoint()), observer, parent);
+                // The cost spent before the resume counts against the run's budget in currency.
+                handle = runner.resume(codec.read(run.checkpoint()), observer, parent, run.maxCost(), run.cost());
             } else {
                 handle = runner.start(
-                        new RunRequest(runId, runId, run.agent(), run.input(), run.context()), observer, parent);
+                        new RunRequest(runId, runId, run.agent(), run.input(), run.context(), run.maxCost()),
+                        observer,
+                        parent);
             }
         } catch (IllegalArgumentException e) {
             fail(run, new Failure(FailureCategory.ORCHESTRATION_ERROR, "cannot_start", e.getMessage()));

@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A run as stored: what was asked, where it stands, and what came of it; {@code retryOf} names the
- * run this one retries, {@code priority} and {@code deadline} are the submission's task envelope.
+ * run this one retries, {@code priority} and {@code deadline} are the submission's task envelope,
+ * {@code cost} what its model calls cost so far and {@code maxCost} its budget in currency.
  */
 public record RunRecord(
         String id,
@@ -34,9 +35,11 @@ public record RunRecord(
         Instant updatedAt,
         @Nullable String retryOf,
         int priority,
-        @Nullable Instant deadline) {
+        @Nullable Instant deadline,
+        double cost,
+        @Nullable Double maxCost) {
 
-    /** A run without retry link, at priority 0, without deadline. */
+    /** A run without retry link, at priority 0, without deadline, with nothing spent and no budget in currency. */
     public RunRecord(
             String id,
             String agent,
@@ -89,6 +92,42 @@ public record RunRecord(
                 updatedAt,
                 null,
                 0,
+                null,
+                0,
                 null);
+    }
+
+    /** The same record with a budget in currency. */
+    public RunRecord withMaxCost(@Nullable Double max) {
+        return new RunRecord(
+                id,
+                agent,
+                input,
+                context,
+                status,
+                result,
+                failureCategory,
+                failureCode,
+                failureMessage,
+                subagentsJson,
+                toolsCalledJson,
+                inputTokens,
+                outputTokens,
+                iterations,
+                submittedBy,
+                idempotencyKey,
+                requestHash,
+                traceId,
+                checkpoint,
+                resumeCount,
+                createdAt,
+                startedAt,
+                finishedAt,
+                updatedAt,
+                retryOf,
+                priority,
+                deadline,
+                cost,
+                max);
     }
 }

@@ -71,9 +71,15 @@ public final class RunService {
     public record Envelope(
             @Nullable String retryOf,
             int priority,
-            @Nullable Instant deadline) {
-        /** No retry link, normal priority, no deadline. */
-        public static final Envelope NONE = new Envelope(null, 0, null);
+            @Nullable Instant deadline,
+            @Nullable Double maxCost) {
+        /** No retry link, normal priority, no deadline, no budget in currency. */
+        public static final Envelope NONE = new Envelope(null, 0, null, null);
+
+        /** An envelope without a budget in currency. */
+        public Envelope(@Nullable String retryOf, int priority, @Nullable Instant deadline) {
+            this(retryOf, priority, deadline, null);
+        }
 
         /** The priority names callers use, lowest first; {@code normal} is 0. */
         public static final List<String> PRIORITIES = List.of("low", "normal", "high", "urgent");
@@ -102,7 +108,11 @@ public final class RunService {
         return submit(agent, input, context, submittedBy, idempotencyKey, Envelope.NONE);
     }
 
-    /** Accepts a run with its task envelope (priority, deadline, the run it retries). */
+    /**
+     * Accepts a run with its task envelope: priority, deadline, the run it retries, and its budget
+     * in the price table's currency ({@code maxCost}, null: none), which stops it with {@code
+     * BUDGET_EXCEEDED} ({@code cost_budget}) once its model calls cost more.
+     */
     public Submitted submit(
             String agent,
             String input,
@@ -110,6 +120,10 @@ public final class RunService {
             String submittedBy,
             @Nullable String idempotencyKey,
             Envelope envelope) {
+        Double maxCost = envelope.maxCost();
+        if (maxCost != null && !(maxCost > 0 && Double.isFinite(maxCost))) {
+            throw ApiProblem.badField("budget.maxCost", "must be a number above 0 (in cadre.models.currency)");
+        }
         if (agent == null || agent.isBlank()) {
             throw ApiProblem.badField("agent", "required: the name of a configured agent (GET /api/v1/agents)");
         }
@@ -175,7 +189,9 @@ public final class RunService {
                 now,
                 envelope.retryOf(),
                 envelope.priority(),
-                envelope.deadline());
+                envelope.deadline(),
+                0,
+                maxCost);
         try {
             store.insert(run);
             SpanContext caller = Span.current().getSpanContext();
@@ -215,7 +231,7 @@ public final class RunService {
                 original.context(),
                 actor,
                 null,
-                new Envelope(original.id(), original.priority(), null));
+                new Envelope(original.id(), original.priority(), null, original.maxCost()));
         audit.record(actor, "run.retry", retried.run().id(), "retryOf=" + id + " agent=" + original.agent());
         return retried;
     }

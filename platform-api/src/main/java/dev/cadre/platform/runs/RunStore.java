@@ -31,7 +31,7 @@ public class RunStore implements AgentRunHistory {
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
-            + " updated_at, retry_of, priority, deadline";
+            + " updated_at, retry_of, priority, deadline, cost, max_cost";
 
     private final JdbcClient jdbc;
     private final Clock clock;
@@ -56,8 +56,8 @@ public class RunStore implements AgentRunHistory {
     public void insert(RunRecord run) {
         jdbc.sql(
                         "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
-                                + " trace_id, created_at, updated_at, retry_of, priority, deadline)"
-                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                + " trace_id, created_at, updated_at, retry_of, priority, deadline, max_cost)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         run.id(),
                         run.agent(),
@@ -72,7 +72,15 @@ public class RunStore implements AgentRunHistory {
                         ts(run.updatedAt()),
                         run.retryOf(),
                         run.priority(),
-                        ts(run.deadline()))
+                        ts(run.deadline()),
+                        run.maxCost())
+                .update();
+    }
+
+    /** Adds what a model call of the run cost (one guarded increment: concurrent subagents add up). */
+    public void addCost(String id, double cost) {
+        jdbc.sql("UPDATE cadre_run SET cost = cost + ? WHERE id = ?")
+                .params(cost, id)
                 .update();
     }
 
@@ -425,7 +433,9 @@ public class RunStore implements AgentRunHistory {
                 instant(rs, "updated_at"),
                 rs.getString("retry_of"),
                 rs.getInt("priority"),
-                instant(rs, "deadline"));
+                instant(rs, "deadline"),
+                rs.getDouble("cost"),
+                rs.getObject("max_cost") == null ? null : rs.getDouble("max_cost"));
     }
 
     /**

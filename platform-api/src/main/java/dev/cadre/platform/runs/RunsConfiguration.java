@@ -56,11 +56,13 @@ class RunsConfiguration {
             JdbcToolJournal journal,
             SubagentLimiter limiter,
             SharedMemory memory,
+            RunStore store,
             @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun,
             @Value("${cadre.runs.max-repeated-tool-calls:3}") int maxRepeatedToolCalls) {
         return AgentRunner.builder(catalog.tree())
                 .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
-                .telemetryListener(telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE))
+                .telemetryListener(
+                        new CostRecorder(store, telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE)))
                 .telemetryOptions(telemetryOptions.getIfAvailable(() -> TelemetryOptions.DEFAULT))
                 .approvalGate(approvals)
                 .journal(journal)

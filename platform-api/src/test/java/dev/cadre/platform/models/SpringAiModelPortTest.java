@@ -92,7 +92,7 @@ class SpringAiModelPortTest {
         return providers.model(ModelRef.parse(provider + ":test-model")).orElseThrow();
     }
 
-    private static ModelRequest request() {
+    static ModelRequest request() {
         ToolDefinition metrics = new ToolDefinition(
                 "host_metrics",
                 "Measure CPU, memory and disk of the host.",

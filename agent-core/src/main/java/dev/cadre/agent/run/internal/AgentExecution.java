@@ -209,6 +209,15 @@ public final class AgentExecution {
         return inherited != null && inherited - deadlineNanos < 0 ? inherited : deadlineNanos;
     }
 
+    /** This agent's deadline as a wall-clock instant, for a model port's waits; null when it has none. */
+    private java.time.@Nullable Instant deadlineInstant() {
+        long deadline = deadlineForChildren();
+        if (deadline == 0) {
+            return null;
+        }
+        return java.time.Instant.now().plusNanos(deadline - System.nanoTime());
+    }
+
     private StopReason timeoutReason() {
         return new StopReason(
                 OutcomeStatus.TIMEOUT,
@@ -245,19 +254,31 @@ public final class AgentExecution {
                         "agent '" + spec.name() + "' needs about " + estimate + " input tokens but only " + available
                                 + " of its token budget are left");
             }
+            if (run.costs().exceeded()) {
+                return costBudgetExceeded();
+            }
             if (ctx.isRoot()) {
                 int next = iterations + 1;
                 stream.emit(m -> new AgentEvent.Status(m, "iteration " + next, next));
             }
             ModelRequest request = new ModelRequest(
-                    run.runId(), sessionId, spec.name(), spec.model(), history, definitions, available - estimate);
+                    run.runId(),
+                    sessionId,
+                    spec.name(),
+                    spec.model(),
+                    history,
+                    definitions,
+                    available - estimate,
+                    deadlineInstant());
             ModelResponse response;
             Span chat = rt.spans().startChat(context, spec.model(), run.runId(), sessionId, spec.name());
             long t0 = System.nanoTime();
             // The chat span is current while the port runs, so an HTTP-backed port propagates it
             // (W3C traceparent) to the provider and the provider's own spans join this trace.
             try (Scope ignored = context.with(chat).makeCurrent()) {
-                response = model.call(request);
+                // Streamed text is shown live (not stored); the turn's whole text is stored below.
+                response =
+                        model.stream(request, piece -> stream.emitLive(m -> new AgentEvent.TextDelta(m, piece, true)));
                 if (response == null) {
                     throw new ModelException(FailureCode.EMPTY_RESPONSE.code(), "the model port returned no response");
                 }
@@ -274,10 +295,19 @@ public final class AgentExecution {
                 modelCallEnded(chat, null, f, t0);
                 return stopOrFail(f);
             }
-            modelCallEnded(chat, response.usage(), null, t0);
+            modelCallEnded(chat, response.usage(), null, t0, response.cost());
+            String fallback = response.fallback();
+            if (fallback != null) {
+                int turn = iterations + 1;
+                stream.emit(m -> new AgentEvent.Status(m, "model fallback: " + fallback, turn));
+            }
             budget.charge(response.usage().total());
             addOwnUsage(response.usage());
+            run.costs().charge(response.cost());
             iterations++;
+            if (run.costs().exceeded()) {
+                return costBudgetExceeded();
+            }
             if (response.truncated()) {
                 return budgetExceeded(
                         FailureCode.OUTPUT_TRUNCATED,
@@ -356,7 +386,11 @@ public final class AgentExecution {
     }
 
     private void modelCallEnded(Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0) {
-        rt.spans().endChat(chat, used, failure);
+        modelCallEnded(chat, used, failure, t0, 0);
+    }
+
+    private void modelCallEnded(Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0, double cost) {
+        rt.spans().endChat(chat, used, failure, cost);
         rt.listener()
                 .modelCallFinished(new AgentTelemetryListener.ModelCallFinished(
                         run.runId(),
@@ -365,7 +399,8 @@ public final class AgentExecution {
                         spec.model(),
                         used == null ? TokenUsage.ZERO : used,
                         failure == null ? null : failure.category(),
-                        Duration.ofNanos(System.nanoTime() - t0)));
+                        Duration.ofNanos(System.nanoTime() - t0),
+                        cost));
     }
 
     private Ended stopOrFail(Failure failure) {
@@ -375,6 +410,16 @@ public final class AgentExecution {
 
     private Ended stopped(StopReason stop) {
         return new Ended(stop.status(), null, stop.failure());
+    }
+
+    private Ended costBudgetExceeded() {
+        return budgetExceeded(
+                FailureCode.COST_BUDGET,
+                String.format(
+                        java.util.Locale.ROOT,
+                        "the run's model calls cost %.6f, more than its budget of %.6f",
+                        run.costs().spent(),
+                        run.costs().limit()));
     }
 
     private Ended budgetExceeded(FailureCode code, String message) {
@@ -392,7 +437,12 @@ public final class AgentExecution {
         for (int i = 0; i < calls.size(); i++) {
             ToolCall call = calls.get(i);
             String id = "call_" + iterations + "_" + (i + 1);
-            out.add(id.equals(call.id()) ? call : new ToolCall(id, call.name(), call.arguments()));
+            // The provider's own id stays alongside, for the provider (ToolCall#wireId).
+            String providerId = call.providerId();
+            out.add(
+                    id.equals(call.id()) && providerId == null
+                            ? call
+                            : new ToolCall(id, call.name(), call.arguments(), providerId));
         }
         return List.copyOf(out);
     }

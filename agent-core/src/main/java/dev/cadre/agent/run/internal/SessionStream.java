@@ -40,6 +40,19 @@ public final class SessionStream {
         return nextSequence;
     }
 
+    /**
+     * Emits a live-only event (a partial text delta) without taking a sequence number: it carries the
+     * number of the event that follows, so the stored events of a session stay gap-free.
+     */
+    public synchronized void emitLive(Function<EventMeta, AgentEvent> event) {
+        EventMeta meta = new EventMeta(runId, sessionId, parentSessionId, nextSequence, agent, Instant.now());
+        try {
+            observer.onEvent(event.apply(meta));
+        } catch (RuntimeException ignored) {
+            // as in emit
+        }
+    }
+
     /** Emits the event built from the next meta; an observer's exception does not reach the loop. */
     public synchronized void emit(Function<EventMeta, AgentEvent> event) {
         EventMeta meta = new EventMeta(runId, sessionId, parentSessionId, nextSequence++, agent, Instant.now());

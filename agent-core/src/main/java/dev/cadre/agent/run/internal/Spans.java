@@ -47,6 +47,15 @@ public final class Spans {
     public static final AttributeKey<Long> ITERATIONS = AttributeKey.longKey("cadre.iterations");
     public static final AttributeKey<String> RISK = AttributeKey.stringKey("cadre.tool.risk");
     public static final AttributeKey<String> STATUS = AttributeKey.stringKey("cadre.status");
+    /** What a model call cost, in the price table's currency (set when the model has a price). */
+    public static final AttributeKey<Double> COST = AttributeKey.doubleKey("cadre.cost");
+
+    public static final AttributeKey<String> RESPONSE_MODEL = AttributeKey.stringKey("gen_ai.response.model");
+    public static final AttributeKey<String> RESPONSE_ID = AttributeKey.stringKey("gen_ai.response.id");
+    public static final AttributeKey<List<String>> FINISH_REASONS =
+            AttributeKey.stringArrayKey("gen_ai.response.finish_reasons");
+    public static final AttributeKey<Double> REQUEST_TEMPERATURE = AttributeKey.doubleKey("gen_ai.request.temperature");
+    public static final AttributeKey<Long> REQUEST_MAX_TOKENS = AttributeKey.longKey("gen_ai.request.max_tokens");
 
     private final Tracer tracer;
     private final TelemetryOptions options;
@@ -122,9 +131,21 @@ public final class Spans {
     }
 
     public void endChat(Span span, @Nullable TokenUsage usage, @Nullable Failure failure) {
+        endChat(span, usage, failure, 0);
+    }
+
+    /**
+     * Ends a chat span; {@code cost} (when above 0) becomes {@code cadre.cost}. The response attributes
+     * ({@code gen_ai.response.*}, request temperature and max tokens) are set by the model port, which
+     * alone sees the provider's answer, on this span while it is current.
+     */
+    public void endChat(Span span, @Nullable TokenUsage usage, @Nullable Failure failure, double cost) {
         if (usage != null && span.isRecording()) {
             span.setAttribute(INPUT_TOKENS, usage.inputTokens());
             span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
+        }
+        if (cost > 0 && span.isRecording()) {
+            span.setAttribute(COST, cost);
         }
         end(span, failure == null ? "ok" : "failed", failure);
     }
