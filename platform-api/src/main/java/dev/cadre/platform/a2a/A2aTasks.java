@@ -206,7 +206,9 @@ class A2aTasks {
                 r.updatedAt(),
                 r.retryOf(),
                 r.priority(),
-                r.deadline());
+                r.deadline(),
+                r.cost(),
+                r.maxCost());
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.cadre.platform.evals;
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.audit.AuditLog;
-import dev.cadre.platform.observability.TraceStore;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.web.ApiProblem;
@@ -45,13 +44,11 @@ public final class EvalService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EvalService.class);
     private static final Duration POLL = Duration.ofMillis(250);
-    private static final Duration TRACE_WAIT = Duration.ofSeconds(5);
 
     private final EvalStore store;
     private final EvalSuites suites;
     private final RunService runs;
     private final AgentCatalog catalog;
-    private final TraceStore traces;
     private final AuditLog audit;
     private final JsonMapper json;
     private final MeterRegistry registry;
@@ -66,7 +63,6 @@ public final class EvalService implements AutoCloseable {
             EvalSuites suites,
             RunService runs,
             AgentCatalog catalog,
-            TraceStore traces,
             AuditLog audit,
             JsonMapper json,
             MeterRegistry registry,
@@ -75,7 +71,6 @@ public final class EvalService implements AutoCloseable {
         this.suites = suites;
         this.runs = runs;
         this.catalog = catalog;
-        this.traces = traces;
         this.audit = audit;
         this.json = json;
         this.registry = registry;
@@ -294,21 +289,19 @@ public final class EvalService implements AutoCloseable {
             ownTools.addAll(agent.tools());
             ownTools.addAll(agent.workers());
         }
-        Instant traceDeadline = clock.instant().plus(TRACE_WAIT);
         Map<String, List<EvalScoring.Observation>> out = new LinkedHashMap<>();
         ids.forEach((caseName, attempts) -> {
             List<EvalScoring.Observation> list = new ArrayList<>();
             for (String runId : attempts) {
                 RunRecord r = ended.get(runId);
-                list.add(observe(r, timedOut.contains(runId), ownTools, traceDeadline));
+                list.add(observe(r, timedOut.contains(runId), ownTools));
             }
             out.put(caseName, list);
         });
         return out;
     }
 
-    private EvalScoring.Observation observe(
-            RunRecord r, boolean timedOut, Set<String> ownTools, Instant traceDeadline) {
+    private EvalScoring.Observation observe(RunRecord r, boolean timedOut, Set<String> ownTools) {
         List<String> delegated = new ArrayList<>();
         if (r.subagentsJson() != null) {
             for (JsonNode s : json.readTree(r.subagentsJson())) {
@@ -334,37 +327,9 @@ public final class EvalService implements AutoCloseable {
                 r.result(),
                 r.inputTokens(),
                 r.outputTokens(),
-                costOf(r, traceDeadline),
+                // What its model calls cost (all agents of the run), when a price is configured.
+                r.cost() > 0 ? r.cost() : null,
                 durationMs);
-    }
-
-    /**
-     * The run's cost: the sum of {@code cadre.cost} over its model calls, when its provider has a
-     * price. Spans reach the trace store a moment after the run ends, so this waits (up to a shared
-     * deadline) for the run's own agent span, which ends last.
-     */
-    private @Nullable Double costOf(RunRecord r, Instant deadline) {
-        List<TraceStore.StoredSpan> spans = traces.spansOfRun(r.id());
-        while (spans.stream().noneMatch(s -> s.name().equals("invoke_agent " + r.agent()))
-                && clock.instant().isBefore(deadline)) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            spans = traces.spansOfRun(r.id());
-        }
-        double sum = 0;
-        boolean priced = false;
-        for (TraceStore.StoredSpan s : spans) {
-            JsonNode cost = s.attributes().get("cadre.cost");
-            if (s.name().startsWith("chat") && cost != null && cost.isNumber()) {
-                sum += cost.asDouble();
-                priced = true;
-            }
-        }
-        return priced ? sum : null;
     }
 
     /** The report of an ended evaluation, as stored. */

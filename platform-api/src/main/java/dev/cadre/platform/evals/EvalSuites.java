@@ -33,6 +33,8 @@ public final class EvalSuites {
     private static final Set<String> CASE_FIELDS = Set.of("name", "input", "context", "expect");
     private static final Set<String> EXPECT_FIELDS = Set.of("workers", "path", "facts");
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EvalSuites.class);
+
     private final AgentCatalog catalog;
     private final YAMLMapper yaml = YAMLMapper.builder().build();
     private final Map<String, EvalSuite> shipped = new LinkedHashMap<>();
@@ -57,7 +59,15 @@ public final class EvalSuites {
         for (Resource file : shippedFiles) {
             String where = file.getFilename() == null ? file.getDescription() : file.getFilename();
             try (InputStream in = file.getInputStream()) {
-                EvalSuite suite = parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                String agent = agentOf(text);
+                if (agent != null && catalog.find(agent).isEmpty()) {
+                    // A deployment with its own agents has no use for a suite of the demo team: it
+                    // is left out, not a reason to refuse to start.
+                    log.info("Evaluation suite {} left out: its agent '{}' is not configured", where, agent);
+                    continue;
+                }
+                EvalSuite suite = parse(text);
                 if (shipped.putIfAbsent(suite.name(), suite) != null) {
                     problems.add(where + ": suite '" + suite.name() + "' is defined twice");
                 }
@@ -72,7 +82,16 @@ public final class EvalSuites {
         }
     }
 
-    /** The shipped suites by name. */
+    private @Nullable String agentOf(String text) {
+        try {
+            JsonNode agent = yaml.readTree(text).path("agent");
+            return agent.isString() ? agent.asString() : null;
+        } catch (JacksonException unreadable) {
+            return null; // parse() says what is wrong
+        }
+    }
+
+    /** The shipped suites whose agent is configured, by name. */
     public Map<String, EvalSuite> shipped() {
         return java.util.Collections.unmodifiableMap(shipped);
     }

@@ -2,7 +2,6 @@ package dev.cadre.platform.evals;
 
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.audit.AuditLog;
-import dev.cadre.platform.observability.TraceStore;
 import dev.cadre.platform.runs.RunService;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -50,12 +49,11 @@ class EvalsConfiguration {
             EvalSuites suites,
             RunService runs,
             AgentCatalog catalog,
-            TraceStore traces,
             AuditLog audit,
             JsonMapper json,
             MeterRegistry registry,
             Clock clock) {
-        return new EvalService(store, suites, runs, catalog, traces, audit, json, registry, clock);
+        return new EvalService(store, suites, runs, catalog, audit, json, registry, clock);
     }
 
     /** Evaluations a stopped process left running go on waiting for their (durable) runs. */

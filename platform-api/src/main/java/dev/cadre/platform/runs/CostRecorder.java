@@ -31,6 +31,11 @@ final class CostRecorder implements AgentTelemetryListener {
     }
 
     @Override
+    public void delegationRefused(DelegationRefused event) {
+        next.delegationRefused(event);
+    }
+
+    @Override
     public void modelCallFinished(ModelCallFinished event) {
         if (event.cost() > 0) {
             try {

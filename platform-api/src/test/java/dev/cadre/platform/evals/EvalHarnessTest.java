@@ -37,7 +37,10 @@ import tools.jackson.databind.JsonNode;
             "cadre.tracing.store-delay=PT0.05S",
             "cadre.runbooks.install-demo=false",
             "cadre.models.providers.router.type=openai",
-            "cadre.models.providers.router.api-key=sk-eval-test"
+            "cadre.models.providers.router.api-key=sk-eval-test",
+            // Priced, so the report's cost per run is the router's calls: 2 × (100 in, 10 out).
+            "cadre.models.prices.test-router.input-per-million=1000",
+            "cadre.models.prices.test-router.output-per-million=2000"
         })
 class EvalHarnessTest {
 
@@ -120,6 +123,8 @@ class EvalHarnessTest {
         assertThat(s.path("consistency").asDouble()).isCloseTo(5.5 / 6, within(1e-9));
         assertThat(s.path("factRecall").asDouble()).isEqualTo(1.0);
         assertThat(s.path("meanInputTokens").asDouble()).isGreaterThanOrEqualTo(200);
+        // 2 calls × (100 × 1000 + 10 × 2000) / 1e6; the scripted workers have no price.
+        assertThat(s.path("meanCost").asDouble()).isCloseTo(0.24, within(1e-9));
 
         Map<String, JsonNode> workers = new java.util.HashMap<>();
         eval.path("report")
