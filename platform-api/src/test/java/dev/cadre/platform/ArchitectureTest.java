@@ -153,6 +153,11 @@ class ArchitectureTest {
             Map.entry("cadre_tool_journal", "dev.cadre.platform.runs.JdbcToolJournal"),
             Map.entry("cadre_approval", ApprovalStore.class.getName()),
             Map.entry("cadre_span", TraceStore.class.getName()),
+            Map.entry("cadre_model_rollup", TraceStore.class.getName()),
+            Map.entry("cadre_run_rollup", "dev.cadre.platform.runs.RunRollups"),
+            Map.entry("cadre_run_duration_rollup", "dev.cadre.platform.runs.RunRollups"),
+            Map.entry("cadre_delegation_rollup", "dev.cadre.platform.runs.RunRollups"),
+            Map.entry("cadre_agent_outcome", "dev.cadre.platform.runs.RunRollups"),
             Map.entry("cadre_audit_log", AuditLog.class.getName()),
             Map.entry("cadre_api_key", "dev.cadre.platform.security.ApiKeyEntity"),
             // Written by the baseline migration only.
