@@ -2,7 +2,6 @@ package dev.cadre.platform.observability;
 
 import dev.cadre.agent.telemetry.TelemetryOptions;
 import dev.cadre.platform.runs.RunStore;
-import dev.cadre.platform.storage.AfterMigration;
 import dev.cadre.platform.web.SecretRedactor;
 import io.micrometer.observation.GlobalObservationConvention;
 import io.opentelemetry.sdk.common.CompletableResultCode;
@@ -47,7 +46,8 @@ class ObservabilityConfiguration {
      */
     @Bean
     org.flywaydb.core.api.callback.Callback modelRollupBackfill(JsonMapper json) {
-        return new AfterMigration("model-rollup-backfill", (jdbc, db) -> TraceStore.backfillModelRollup(jdbc, json));
+        return new RunStore.AfterMigration(
+                "model-rollup-backfill", (jdbc, db) -> TraceStore.backfillModelRollup(jdbc, json));
     }
 
     /**

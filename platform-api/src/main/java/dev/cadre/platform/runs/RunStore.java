@@ -422,7 +422,7 @@ public class RunStore implements AgentRunHistory {
 
     /**
      * Builds the rollups from the ended runs stored before they existed, once (whoever claims V8's
-     * marker row does it, in the caller's transaction: {@code AfterMigration}, right after Flyway
+     * marker row does it, in the caller's transaction: {@link AfterMigration}, right after Flyway
      * migrated); aggregated in memory per hour and key, so memory follows the number of rollup
      * rows, not of runs.
      */
@@ -581,5 +581,65 @@ public class RunStore implements AgentRunHistory {
                 .query(java.time.OffsetDateTime.class)
                 .optional()
                 .map(java.time.OffsetDateTime::toInstant);
+    }
+
+    /**
+     * Work the owner of a table does right after Flyway migrated (here, and for the model rollup in
+     * {@code TraceStore}; nested in a table owner because it hands out Flyway's connection), on Flyway's connection and in one
+     * transaction, before this instance executes or stores anything: the one-time rollup builds (which
+     * claim a marker row, so they happen once per database however many instances start; later starts
+     * cost one primary-key delete, whatever the history size) and PostgreSQL-only indexes that plain
+     * migration SQL, which must also run on H2, cannot express.
+     */
+    public static final class AfterMigration implements org.flywaydb.core.api.callback.Callback {
+
+        private final String name;
+        private final java.util.function.BiConsumer<JdbcClient, String> build;
+
+        /** {@code build} gets a client on Flyway's connection and the database product name. */
+        public AfterMigration(String name, java.util.function.BiConsumer<JdbcClient, String> build) {
+            this.name = name;
+            this.build = build;
+        }
+
+        @Override
+        public boolean supports(
+                org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            return event == org.flywaydb.core.api.callback.Event.AFTER_MIGRATE;
+        }
+
+        @Override
+        public boolean canHandleInTransaction(
+                org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            return true;
+        }
+
+        @Override
+        public void handle(org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            java.sql.Connection c = context.getConnection();
+            try {
+                boolean auto = c.getAutoCommit();
+                c.setAutoCommit(false);
+                try {
+                    build.accept(
+                            JdbcClient.create(
+                                    new org.springframework.jdbc.datasource.SingleConnectionDataSource(c, true)),
+                            c.getMetaData().getDatabaseProductName());
+                    c.commit();
+                } catch (RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                } finally {
+                    c.setAutoCommit(auto);
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException("after-migration step '" + name + "' failed: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public String getCallbackName() {
+            return name;
+        }
     }
 }

@@ -38,14 +38,13 @@ class RunsConfiguration {
     /** Builds the run rollups from the runs stored before V8, once, before any run executes. */
     @Bean
     org.flywaydb.core.api.callback.Callback runRollupBackfill(JsonMapper json) {
-        return new dev.cadre.platform.storage.AfterMigration(
-                "run-rollup-backfill", (jdbc, db) -> RunStore.backfillRollups(jdbc, json));
+        return new RunStore.AfterMigration("run-rollup-backfill", (jdbc, db) -> RunStore.backfillRollups(jdbc, json));
     }
 
     /** On PostgreSQL, trigram indexes for the run search (see {@link RunStore#ensureSearchIndexes}). */
     @Bean
     org.flywaydb.core.api.callback.Callback runSearchIndexes() {
-        return new dev.cadre.platform.storage.AfterMigration("run-search-indexes", RunStore::ensureSearchIndexes);
+        return new RunStore.AfterMigration("run-search-indexes", RunStore::ensureSearchIndexes);
     }
 
     @Bean
