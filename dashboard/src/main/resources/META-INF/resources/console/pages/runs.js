@@ -1,5 +1,7 @@
 // Runs: filter by status, agent and time, search, page; the visible page refreshes itself so
-// status changes show up without a reload.
+// status changes show up without a reload. Pages go by cursor (the API's nextCursor): "Older"
+// continues after the last run shown, "Newer" goes back to the cursor it came from (kept in the
+// route as `back`), so no page needs a count or an offset, however long the history.
 import { get, qs } from '../api.js';
 import { h, clear, statusBadge, categoryBadge, fmtDuration, fmtNum, timeTag, ago, errorBox, every, esc } from '../ui.js';
 
@@ -7,9 +9,10 @@ const STATUSES = ['submitted', 'working', 'input-required', 'completed', 'failed
 const RANGES = { '': 'Any time', 1: 'Last hour', 6: 'Last 6 hours', 24: 'Last 24 hours', 168: 'Last 7 days' };
 
 export async function render(root, route, ctx) {
-  const p = { status: '', agent: '', since: '', q: '', offset: 0, limit: 50, ...route.params };
-  p.offset = Number(p.offset) || 0;
+  const p = { status: '', agent: '', since: '', q: '', cursor: '', back: '', limit: 50, ...route.params };
   p.limit = Math.min(500, Number(p.limit) || 50);
+  // Cursors of the pages before this one, oldest last; '-' stands for the first page.
+  const back = p.back ? p.back.split(',') : [];
   let agents = [];
   try { agents = (await get('/api/v1/agents')).map((a) => a.name); } catch { /* the filter still works by text */ }
 
@@ -28,7 +31,7 @@ export async function render(root, route, ctx) {
     h('button', { type: 'submit', class: 'btn primary' }, 'Apply'),
     h('a', { href: '#/runs', class: 'btn ghost' }, 'Clear'));
   const apply = (extra = {}) => {
-    ctx.navigate('#/runs' + qs({ status: status.value, agent: agent.value, since: since.value, q: q.value.trim(), offset: 0, ...extra }));
+    ctx.navigate('#/runs' + qs({ status: status.value, agent: agent.value, since: since.value, q: q.value.trim(), ...extra }));
   };
   form.addEventListener('submit', (e) => { e.preventDefault(); apply(); });
   [status, agent, since].forEach((s) => s.addEventListener('change', () => apply()));
@@ -51,7 +54,7 @@ export async function render(root, route, ctx) {
   const last = new Map();
   async function load() {
     const from = p.since ? new Date(Date.now() - Number(p.since) * 3600_000).toISOString() : undefined;
-    const page = await get('/api/v1/runs' + qs({ status: p.status, agent: p.agent, from, q: p.q, offset: p.offset, limit: p.limit }));
+    const page = await get('/api/v1/runs' + qs({ status: p.status, agent: p.agent, from, q: p.q, cursor: p.cursor, limit: p.limit }));
     const rows = page.items.map((r) => {
       const changed = last.has(r.id) && last.get(r.id) !== r.status;
       last.set(r.id, r.status);
@@ -66,13 +69,17 @@ export async function render(root, route, ctx) {
     });
     clear(body, rows.length ? rows : h('tr', {}, h('td', { colspan: 7, class: 'muted' },
       'No runs match. ', h('a', { href: '#/runs' }, 'Clear the filters'), ctx.canOperate ? [' or ', h('a', { href: '#/submit' }, 'start one')] : null, '.')));
-    const end = Math.min(page.total, p.offset + page.items.length);
-    summary.textContent = page.total === 0 ? '' : `Runs ${p.offset + 1}–${end} of ${page.total}`;
-    const go = (offset) => ctx.navigate('#/runs' + qs({ ...route.params, offset }));
+    const first = back.length * p.limit + 1;
+    summary.textContent = page.items.length === 0 ? '' : `Runs ${first}–${first + page.items.length - 1}${page.hasMore ? ', more older' : ''}`;
+    const go = (cursor, stack) => ctx.navigate('#/runs' + qs({ ...route.params, cursor, back: stack.join(',') }));
+    const newer = () => {
+      const prev = back[back.length - 1];
+      go(prev === '-' ? '' : prev, back.slice(0, -1));
+    };
     clear(pager,
-      h('button', { type: 'button', class: 'btn small', disabled: p.offset === 0, onclick: () => go(Math.max(0, p.offset - p.limit)) }, '← Newer'),
-      h('span', { class: 'muted' }, `page ${Math.floor(p.offset / p.limit) + 1} of ${Math.max(1, Math.ceil(page.total / p.limit))}`),
-      h('button', { type: 'button', class: 'btn small', disabled: end >= page.total, onclick: () => go(p.offset + p.limit) }, 'Older →'));
+      h('button', { type: 'button', class: 'btn small', disabled: back.length === 0, onclick: newer }, '← Newer'),
+      h('span', { class: 'muted' }, `page ${back.length + 1}`),
+      h('button', { type: 'button', class: 'btn small', disabled: !page.hasMore, onclick: () => go(page.nextCursor, [...back, p.cursor || '-']) }, 'Older →'));
   }
   try { await load(); } catch (e) { clear(body, h('tr', {}, h('td', { colspan: 7 }, errorBox(e, load)))); }
   return every(3000, async () => {

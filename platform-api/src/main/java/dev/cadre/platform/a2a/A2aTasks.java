@@ -169,7 +169,7 @@ class A2aTasks {
     TaskWire.Snapshot snapshot(RunRecord run) {
         run = redacted(run);
         List<ApprovalRecord> pending = run.status() == RunStatus.INPUT_REQUIRED
-                ? approvals.list(ApprovalRecord.PENDING, run.id(), 0, 20)
+                ? approvals.list(ApprovalRecord.PENDING, run.id(), null, 20)
                 : List.of();
         return new TaskWire.Snapshot(run, pending);
     }

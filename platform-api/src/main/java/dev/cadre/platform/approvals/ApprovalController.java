@@ -5,6 +5,7 @@ import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import dev.cadre.platform.web.PageCursor;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -90,7 +91,8 @@ class ApprovalController {
             @Nullable String executedHash,
             @Nullable String supersededBy) {}
 
-    record ApprovalPage(List<ApprovalView> items, int offset, int limit) {}
+    /** Newest first; {@code nextCursor} (as {@code cursor}) continues with older requests, null on the last page. */
+    record ApprovalPage(List<ApprovalView> items, @Nullable String nextCursor, boolean hasMore, int limit) {}
 
     record ApproveRequest(
             @Nullable JsonNode arguments,
@@ -103,16 +105,21 @@ class ApprovalController {
     ApprovalPage list(
             @RequestParam(required = false) @Nullable String status,
             @RequestParam(required = false) @Nullable String runId,
+            @RequestParam(required = false) @Nullable String cursor,
             @RequestParam(defaultValue = "0") @Min(0) int offset,
             @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
         if (status != null && !STATUSES.contains(status)) {
             throw ApiProblem.badField("status", "must be one of " + STATUSES);
         }
+        PageCursor.refuseOffset(offset);
+        PageCursor after = PageCursor.param(cursor);
+        List<ApprovalRecord> rows = approvals.list(status, runId, after, limit + 1);
+        boolean more = rows.size() > limit;
+        List<ApprovalRecord> page = more ? rows.subList(0, limit) : rows;
         return new ApprovalPage(
-                approvals.list(status, runId, offset, limit).stream()
-                        .map(this::view)
-                        .toList(),
-                offset,
+                page.stream().map(this::view).toList(),
+                more ? new PageCursor(page.getLast().createdAt(), page.getLast().id()).encode() : null,
+                more,
                 limit);
     }
 

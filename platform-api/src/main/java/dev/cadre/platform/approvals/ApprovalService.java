@@ -6,6 +6,7 @@ import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import java.time.Clock;
 import java.time.Duration;
@@ -203,8 +204,10 @@ public class ApprovalService implements ApprovalGate {
         return store.find(id).orElseThrow(() -> ApiProblem.notFound("approval", id));
     }
 
-    public List<ApprovalRecord> list(@Nullable String status, @Nullable String runId, int offset, int limit) {
-        return store.list(status, runId, offset, limit);
+    /** Newest first, continuing after {@code after} (keyset paging). */
+    public List<ApprovalRecord> list(
+            @Nullable String status, @Nullable String runId, @Nullable PageCursor after, int limit) {
+        return store.list(status, runId, after, limit);
     }
 
     public long pendingCount() {

@@ -1,6 +1,7 @@
 package dev.cadre.platform.approvals;
 
 import dev.cadre.platform.storage.Removed;
+import dev.cadre.platform.web.PageCursor;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -115,7 +116,7 @@ public class ApprovalStore {
                 .update();
     }
 
-    List<ApprovalRecord> list(@Nullable String status, @Nullable String runId, int offset, int limit) {
+    List<ApprovalRecord> list(@Nullable String status, @Nullable String runId, @Nullable PageCursor after, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_approval WHERE 1 = 1");
         var params = new java.util.ArrayList<Object>();
         if (status != null) {
@@ -126,9 +127,15 @@ public class ApprovalStore {
             sql.append(" AND run_id = ?");
             params.add(runId);
         }
-        sql.append(" ORDER BY created_at DESC, id LIMIT ? OFFSET ?");
+        if (after != null) {
+            // Keyset: continue after the last request of the previous page, on the (…, created_at, id) index.
+            sql.append(" AND created_at <= ? AND (created_at < ? OR id < ?)");
+            params.add(java.sql.Timestamp.from(after.createdAt()));
+            params.add(java.sql.Timestamp.from(after.createdAt()));
+            params.add(after.id());
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
         params.add(limit);
-        params.add(offset);
         return jdbc.sql(sql.toString()).params(params).query(ApprovalStore::map).list();
     }
 

@@ -1,9 +1,11 @@
 package dev.cadre.platform.audit;
 
 import io.swagger.v3.oas.annotations.Operation;
+import dev.cadre.platform.web.ApiProblem;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -20,15 +22,37 @@ class AuditController {
         this.audit = audit;
     }
 
-    record AuditPage(List<AuditLog.Entry> items, Long nextBefore) {}
+    /**
+     * Newest first. {@code nextCursor} (as {@code cursor}) continues with older entries, null on the
+     * last page; {@code nextBefore} is the same position as a number, for the older {@code before}.
+     */
+    record AuditPage(
+            List<AuditLog.Entry> items,
+            @Nullable Long nextBefore,
+            @Nullable String nextCursor,
+            boolean hasMore) {}
 
     @Operation(summary = "List the audit log, newest first")
     @GetMapping
     AuditPage list(
-            @RequestParam(required = false) Long before,
+            @RequestParam(required = false) @Nullable Long before,
+            @RequestParam(required = false) @Nullable String cursor,
             @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
-        List<AuditLog.Entry> items = audit.list(before, limit);
-        Long next = items.size() == limit ? items.getLast().id() : null;
-        return new AuditPage(items, next);
+        Long from = before;
+        if (cursor != null && !cursor.isBlank()) {
+            try {
+                from = Long.parseLong(cursor.trim());
+            } catch (NumberFormatException e) {
+                throw ApiProblem.badField(
+                                "cursor", "not a cursor this server handed out (use nextCursor of the previous page)")
+                        .with("parameter", "cursor");
+            }
+        }
+        // Keyset on the id; one row more than the page tells whether there is a next one.
+        List<AuditLog.Entry> rows = audit.list(from, limit + 1);
+        boolean more = rows.size() > limit;
+        List<AuditLog.Entry> items = more ? rows.subList(0, limit) : rows;
+        Long next = more ? items.getLast().id() : null;
+        return new AuditPage(items, next, next == null ? null : Long.toString(next), more);
     }
 }

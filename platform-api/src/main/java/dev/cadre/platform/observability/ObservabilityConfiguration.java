@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.support.DefaultScheduledTaskObservationConvention;
 import org.springframework.scheduling.support.ScheduledTaskObservationContext;
+import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -35,8 +36,18 @@ class ObservabilityConfiguration {
     static final String HOUSEKEEPING = "housekeeping ";
 
     @Bean
-    TraceStore traceStore(JdbcClient jdbc, JsonMapper json) {
-        return new TraceStore(jdbc, json);
+    TraceStore traceStore(JdbcClient jdbc, JsonMapper json, PlatformTransactionManager transactionManager) {
+        return new TraceStore(jdbc, json, transactionManager);
+    }
+
+    /**
+     * Builds the model-call rollup from the spans stored before V8, once, right after Flyway
+     * migrated (before any span is stored), so no span is counted twice.
+     */
+    @Bean
+    org.flywaydb.core.api.callback.Callback modelRollupBackfill(JsonMapper json) {
+        return new RunStore.AfterMigration(
+                "model-rollup-backfill", (jdbc, db) -> TraceStore.backfillModelRollup(jdbc, json));
     }
 
     /**

@@ -3,13 +3,17 @@ package dev.cadre.platform.observability;
 import dev.cadre.platform.storage.DailyPartitions;
 import dev.cadre.platform.storage.KeyLists;
 import dev.cadre.platform.storage.Removed;
+import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -20,12 +24,17 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class TraceStore {
 
+    /** Marks {@code cadre_model_rollup} not yet built from the spans stored before it existed (see V8). */
+    private static final Instant BACKFILL_MARK = Instant.EPOCH;
+
     private final JdbcClient jdbc;
     private final JsonMapper json;
+    private final TransactionTemplate transactions;
 
-    TraceStore(JdbcClient jdbc, JsonMapper json) {
+    TraceStore(JdbcClient jdbc, JsonMapper json, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
         this.json = json;
+        this.transactions = new TransactionTemplate(transactionManager);
     }
 
     /** One stored span; {@code attributes} as stored (strings already redacted). */
@@ -43,7 +52,22 @@ public final class TraceStore {
     /** Model calls and their tokens per agent and model ({@code provider:model} when the provider is known). */
     public record ModelTokens(String agent, String model, long calls, long inputTokens, long outputTokens) {}
 
+    /**
+     * Stores a span and, for a model call ({@code chat …}), adds it to the hourly model rollup in
+     * the same transaction, so the rollup counts each stored span once.
+     */
     void insert(StoredSpan s, String runId) {
+        transactions.executeWithoutResult(tx -> {
+            insertRow(s, runId);
+            if (s.name().startsWith("chat ")) {
+                Map<List<Object>, long[]> one = new TreeMap<>(TraceStore::compareKeys);
+                addModelCall(one, s.startNanos(), s.attributes());
+                flushModelCalls(jdbc, one);
+            }
+        });
+    }
+
+    private void insertRow(StoredSpan s, String runId) {
         jdbc.sql("INSERT INTO cadre_span (trace_id, span_id, parent_span_id, run_id, name, start_nanos, end_nanos,"
                         + " status, status_message, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
@@ -79,29 +103,24 @@ public final class TraceStore {
     }
 
     /**
-     * Tokens of the model calls ({@code chat} spans) started since {@code from}, most tokens first:
-     * a run's total cannot tell which model spent them.
+     * Tokens of the model calls ({@code chat} spans) started in the hours from {@code from} (on an
+     * hour) on, most tokens first, from the hourly rollup: a run's total cannot tell which model
+     * spent them.
      */
     public List<ModelTokens> modelTokensSince(Instant from) {
-        Map<String, long[]> byModel = new TreeMap<>();
-        jdbc.sql("SELECT attributes FROM cadre_span WHERE start_nanos >= ? AND name LIKE 'chat %'")
-                .param(from.getEpochSecond() * 1_000_000_000L + from.getNano())
-                .query(rs -> {
-                    JsonNode a = json.readTree(rs.getString("attributes"));
-                    String agent = a.path("gen_ai.agent.name").asString("unknown");
-                    String provider = a.path("gen_ai.provider.name").asString("");
-                    String model = a.path("gen_ai.request.model").asString("unknown");
-                    long[] t = byModel.computeIfAbsent(
-                            agent + "\t" + (provider.isEmpty() ? model : provider + ":" + model), k -> new long[3]);
-                    t[0]++;
-                    t[1] += a.path("gen_ai.usage.input_tokens").asLong(0);
-                    t[2] += a.path("gen_ai.usage.output_tokens").asLong(0);
-                });
         List<ModelTokens> models = new ArrayList<>();
-        byModel.forEach((k, t) -> {
-            String[] parts = k.split("\t", 2);
-            models.add(new ModelTokens(parts[0], parts[1], t[0], t[1], t[2]));
-        });
+        jdbc.sql("SELECT agent, model, SUM(calls) AS calls, SUM(input_tokens) AS input_tokens,"
+                        + " SUM(output_tokens) AS output_tokens FROM cadre_model_rollup WHERE bucket_hour >= ?"
+                        + " GROUP BY agent, model")
+                .param(Timestamp.from(from))
+                .query(rs -> {
+                    models.add(new ModelTokens(
+                            rs.getString("agent"),
+                            rs.getString("model"),
+                            rs.getLong("calls"),
+                            rs.getLong("input_tokens"),
+                            rs.getLong("output_tokens")));
+                });
         models.sort((x, y) -> Long.compare(y.inputTokens() + y.outputTokens(), x.inputTokens() + x.outputTokens()));
         return models;
     }
@@ -224,5 +243,69 @@ public final class TraceStore {
                 jdbc.sql(sql).update();
             }
         });
+    }
+
+    /**
+     * Builds the model rollup from the spans stored before it existed, once (whoever deletes V8's
+     * marker row does it, in the caller's transaction), aggregated per hour in memory: memory
+     * follows the number of rollup rows, not of spans.
+     */
+    public static void backfillModelRollup(JdbcClient jdbc, JsonMapper json) {
+        int claimed = jdbc.sql("DELETE FROM cadre_model_rollup WHERE bucket_hour = ? AND model = 'backfill'")
+                .param(Timestamp.from(BACKFILL_MARK))
+                .update();
+        if (claimed == 0) {
+            return;
+        }
+        Map<List<Object>, long[]> calls = new TreeMap<>(TraceStore::compareKeys);
+        jdbc.sql("SELECT start_nanos, attributes FROM cadre_span WHERE name LIKE 'chat %'")
+                .withFetchSize(1000)
+                .query(rs -> {
+                    addModelCall(calls, rs.getLong("start_nanos"), json.readTree(rs.getString("attributes")));
+                });
+        flushModelCalls(jdbc, calls);
+    }
+
+    private static void addModelCall(Map<List<Object>, long[]> calls, long startNanos, JsonNode a) {
+        String agent = a.path("gen_ai.agent.name").asString("unknown");
+        String provider = a.path("gen_ai.provider.name").asString("");
+        String model = a.path("gen_ai.request.model").asString("unknown");
+        Instant hour =
+                Instant.ofEpochSecond(Math.floorDiv(startNanos, 1_000_000_000L)).truncatedTo(ChronoUnit.HOURS);
+        String name = provider.isEmpty() ? model : provider + ":" + model;
+        long[] t = calls.computeIfAbsent(List.of(hour, truncate(agent, 100), truncate(name, 200)), k -> new long[3]);
+        t[0]++;
+        t[1] += a.path("gen_ai.usage.input_tokens").asLong(0);
+        t[2] += a.path("gen_ai.usage.output_tokens").asLong(0);
+    }
+
+    /** Adds to the stored rows in key order (so concurrent writers lock rows in the same order). */
+    private static void flushModelCalls(JdbcClient jdbc, Map<List<Object>, long[]> calls) {
+        calls.forEach((k, t) -> {
+            Timestamp hour = Timestamp.from((Instant) k.get(0));
+            jdbc.sql(
+                            "INSERT INTO cadre_model_rollup (bucket_hour, agent, model) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+                    .params(hour, k.get(1), k.get(2))
+                    .update();
+            jdbc.sql("UPDATE cadre_model_rollup SET calls = calls + ?, input_tokens = input_tokens + ?,"
+                            + " output_tokens = output_tokens + ? WHERE bucket_hour = ? AND agent = ? AND model = ?")
+                    .params(t[0], t[1], t[2], hour, k.get(1), k.get(2))
+                    .update();
+        });
+    }
+
+    private static String truncate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareKeys(List<Object> a, List<Object> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = ((Comparable) a.get(i)).compareTo(b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
     }
 }

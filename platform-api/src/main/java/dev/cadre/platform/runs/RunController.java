@@ -2,6 +2,7 @@ package dev.cadre.platform.runs;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
@@ -113,7 +114,12 @@ class RunController {
             String priority,
             @Nullable Instant deadline) {}
 
-    record RunPage(List<RunView> items, long total, int offset, int limit) {}
+    /**
+     * A page of runs, newest first. {@code nextCursor}: pass it as {@code cursor} for the next
+     * (older) page; null on the last page. No total: counting every matching run per request is
+     * what made deep history slow (issue #18).
+     */
+    record RunPage(List<RunView> items, @Nullable String nextCursor, boolean hasMore, int limit) {}
 
     @Operation(summary = "Submit a run")
     @ResponseStatus(HttpStatus.ACCEPTED)
@@ -192,17 +198,28 @@ class RunController {
             @RequestParam(required = false) @Nullable String from,
             @RequestParam(required = false) @Nullable String to,
             @RequestParam(required = false) @Nullable String q,
+            @RequestParam(required = false) @Nullable String cursor,
             @RequestParam(defaultValue = "0") @Min(0) int offset,
             @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        PageCursor.refuseOffset(offset);
+        PageCursor after = PageCursor.param(cursor);
         RunStatus s;
         try {
             s = status == null || status.isBlank() ? null : RunStatus.fromWire(status);
         } catch (IllegalArgumentException e) {
             throw ApiProblem.badField("status", e.getMessage()).with("parameter", "status");
         }
+        // One row more than the page tells whether there is a next page, without a count.
         var query = new RunStore.Query(
-                s, blankToNull(agent), time("from", from), time("to", to), blankToNull(q), offset, limit);
-        return new RunPage(runs.list(query).stream().map(this::view).toList(), runs.count(query), offset, limit);
+                s, blankToNull(agent), time("from", from), time("to", to), blankToNull(q), after, 0, limit + 1);
+        List<RunRecord> rows = runs.list(query);
+        boolean more = rows.size() > limit;
+        List<RunRecord> page = more ? rows.subList(0, limit) : rows;
+        return new RunPage(
+                page.stream().map(this::view).toList(),
+                more ? new PageCursor(page.getLast().createdAt(), page.getLast().id()).encode() : null,
+                more,
+                limit);
     }
 
     @Operation(summary = "Cancel a run")

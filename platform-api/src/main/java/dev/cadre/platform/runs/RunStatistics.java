@@ -1,10 +1,8 @@
 package dev.cadre.platform.runs;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,14 +99,17 @@ public final class RunStatistics {
         return out;
     }
 
-    /** Accumulates one pass over a window's runs. */
+    /**
+     * Accumulates a window from the ended runs' hourly rollups ({@link #addRollup}, {@link
+     * #addDurationBucket}) and the live runs' rows ({@link #addLive}).
+     */
     static final class WindowTally {
         private final Map<Instant, Map<String, Long>> perHour = new TreeMap<>();
         private final Map<String, Long> byStatus = zeroStatuses();
         private final Map<String, long[]> byAgent = new TreeMap<>();
         private final Map<String, Long> byCategory = new TreeMap<>();
-        private long[] durations = new long[256];
-        private int durationCount;
+        private final TreeMap<Integer, Long> durationBuckets = new TreeMap<>();
+        private long maxDurationMs = -1;
         private long total;
 
         WindowTally(Instant from, Instant to) {
@@ -117,47 +118,48 @@ public final class RunStatistics {
             }
         }
 
-        void add(
+        /** A run not yet ended (it has no duration or failure yet). */
+        void addLive(String agent, String status, long inputTokens, long outputTokens, Instant created) {
+            addRollup(created.truncatedTo(ChronoUnit.HOURS), agent, status, null, 1, inputTokens, outputTokens, -1);
+        }
+
+        /** {@code runs} ended runs of one hour, agent, status and failure category. */
+        void addRollup(
+                Instant hour,
                 String agent,
                 String status,
                 @Nullable String category,
+                long runs,
                 long inputTokens,
                 long outputTokens,
-                Instant created,
-                @Nullable Instant started,
-                @Nullable Instant finished) {
-            long durationMs = started == null || finished == null
-                    ? -1
-                    : Duration.between(started, finished).toMillis();
-            total++;
-            byStatus.merge(status, 1L, Long::sum);
-            perHour.computeIfAbsent(created.truncatedTo(ChronoUnit.HOURS), k -> zeroStatuses())
-                    .merge(status, 1L, Long::sum);
+                long maxDurationMs) {
+            total += runs;
+            byStatus.merge(status, runs, Long::sum);
+            perHour.computeIfAbsent(hour, k -> zeroStatuses()).merge(status, runs, Long::sum);
             long[] t = byAgent.computeIfAbsent(agent, k -> new long[3]);
-            t[0]++;
+            t[0] += runs;
             t[1] += inputTokens;
             t[2] += outputTokens;
             if (category != null && !status.equals("completed")) {
-                byCategory.merge(category, 1L, Long::sum);
+                byCategory.merge(category, runs, Long::sum);
             }
-            if (durationMs >= 0 && TERMINAL.contains(status)) {
-                if (durationCount == durations.length) {
-                    durations = Arrays.copyOf(durations, durations.length * 2);
-                }
-                durations[durationCount++] = durationMs;
+            if (TERMINAL.contains(status)) {
+                this.maxDurationMs = Math.max(this.maxDurationMs, maxDurationMs);
             }
+        }
+
+        /** {@code runs} ended runs whose duration falls in histogram bucket {@code bucket} ({@link RunRollups}). */
+        void addDurationBucket(int bucket, long runs) {
+            durationBuckets.merge(bucket, runs, Long::sum);
         }
 
         Window window() {
             long ended = TERMINAL.stream().mapToLong(byStatus::get).sum();
             Double success = ended == 0 ? null : (double) byStatus.get("completed") / ended;
-            long[] sorted = Arrays.copyOf(durations, durationCount);
-            Arrays.sort(sorted);
+            long count =
+                    durationBuckets.values().stream().mapToLong(Long::longValue).sum();
             Durations duration = new Durations(
-                    percentile(sorted, 0.50),
-                    percentile(sorted, 0.95),
-                    sorted.length == 0 ? null : sorted[sorted.length - 1],
-                    sorted.length);
+                    percentile(count, 0.50), percentile(count, 0.95), count == 0 ? null : maxDurationMs, count);
             List<AgentTokens> agents = new ArrayList<>();
             byAgent.forEach((a, t) -> agents.add(new AgentTokens(a, t[0], t[1], t[2])));
             agents.sort((x, y) -> Long.compare(y.inputTokens() + y.outputTokens(), x.inputTokens() + x.outputTokens()));
@@ -167,13 +169,24 @@ public final class RunStatistics {
             return new Window(total, byStatus, perHour, success, duration, agents, categories);
         }
 
-        /** Nearest-rank percentile. */
-        private static @Nullable Long percentile(long[] sorted, double p) {
-            if (sorted.length == 0) {
+        /**
+         * Nearest-rank percentile from the histogram: the upper bound of the bucket holding that
+         * rank (at most the window's maximum), so it is at most 9 % above the exact value.
+         */
+        private @Nullable Long percentile(long count, double p) {
+            if (count == 0) {
                 return null;
             }
-            int rank = (int) Math.ceil(p * sorted.length);
-            return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+            long rank = Math.max(1, (long) Math.ceil(p * count));
+            long seen = 0;
+            for (var e : durationBuckets.entrySet()) {
+                seen += e.getValue();
+                if (seen >= rank) {
+                    long bound = RunRollups.upperBound(e.getKey());
+                    return maxDurationMs >= 0 ? Math.min(bound, maxDurationMs) : bound;
+                }
+            }
+            return maxDurationMs;
         }
 
         private static Map<String, Long> zeroStatuses() {

@@ -1,6 +1,7 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.platform.agents.AgentRunHistory;
+import dev.cadre.platform.web.PageCursor;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -11,10 +12,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -33,25 +35,49 @@ public class RunStore implements AgentRunHistory {
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
             + " updated_at, retry_of, priority, deadline, cost, max_cost";
 
+    /** The list's columns: not {@code checkpoint}, which can be large and a list never shows. */
+    private static final String LIST_COLUMNS = COLUMNS.replace(" checkpoint,", " NULL AS checkpoint,");
+
     private final JdbcClient jdbc;
     private final Clock clock;
     private final JsonMapper json;
+    private final RunRollups rollups;
+    private final TransactionTemplate transactions;
 
-    RunStore(JdbcClient jdbc, Clock clock, JsonMapper json) {
+    RunStore(JdbcClient jdbc, Clock clock, JsonMapper json, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
         this.clock = clock;
         this.json = json;
+        this.rollups = new RunRollups(jdbc, json);
+        this.transactions = new TransactionTemplate(transactionManager);
     }
 
-    /** Filters of the run list; null fields do not filter. */
+    /**
+     * Filters of the run list; null fields do not filter. {@code after}: the last run of the
+     * previous page (keyset paging, newest first); {@code offset}: only for A2A's ListTasks, whose
+     * page tokens are offsets.
+     */
     public record Query(
             @Nullable RunStatus status,
             @Nullable String agent,
             @Nullable Instant from,
             @Nullable Instant to,
             @Nullable String text,
+            @Nullable PageCursor after,
             int offset,
-            int limit) {}
+            int limit) {
+
+        public Query(
+                @Nullable RunStatus status,
+                @Nullable String agent,
+                @Nullable Instant from,
+                @Nullable Instant to,
+                @Nullable String text,
+                int offset,
+                int limit) {
+            this(status, agent, from, to, text, null, offset, limit);
+        }
+    }
 
     public void insert(RunRecord run) {
         jdbc.sql(
@@ -98,13 +124,28 @@ public class RunStore implements AgentRunHistory {
                 .optional();
     }
 
+    /**
+     * A page of runs, newest first ({@code created_at DESC, id DESC}). With {@code after}, the
+     * page continues after that run: the index on (…, created_at, id) is read from there, so a
+     * page costs the same however deep it is, and runs arriving meanwhile cannot shift it.
+     */
     public List<RunRecord> list(Query q) {
-        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_run WHERE 1 = 1");
+        StringBuilder sql = new StringBuilder("SELECT " + LIST_COLUMNS + " FROM cadre_run WHERE 1 = 1");
         List<Object> params = new ArrayList<>();
         where(q, sql, params);
-        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?");
+        if (q.after() != null) {
+            // Spelled so both databases use the (…, created_at, id) index for the range.
+            sql.append(" AND created_at <= ? AND (created_at < ? OR id < ?)");
+            params.add(ts(q.after().createdAt()));
+            params.add(ts(q.after().createdAt()));
+            params.add(q.after().id());
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
         params.add(q.limit());
-        params.add(q.offset());
+        if (q.offset() > 0) {
+            sql.append(" OFFSET ?");
+            params.add(q.offset());
+        }
         return jdbc.sql(sql.toString()).params(params).query(RunStore::map).list();
     }
 
@@ -190,6 +231,48 @@ public class RunStore implements AgentRunHistory {
 
     /** Records how a run ended, unless it already ended (first outcome wins) or {@code lease} was lost. */
     public boolean finish(
+            @Nullable Lease lease,
+            String id,
+            RunStatus status,
+            @Nullable String result,
+            @Nullable String failureCategory,
+            @Nullable String failureCode,
+            @Nullable String failureMessage,
+            @Nullable String subagentsJson,
+            @Nullable String toolsCalledJson,
+            long inputTokens,
+            long outputTokens,
+            int iterations) {
+        // The terminal update matches a run once; its rollup increment commits or fails with it.
+        return Boolean.TRUE.equals(transactions.execute(tx -> {
+            boolean ended = finishRow(
+                    lease,
+                    id,
+                    status,
+                    result,
+                    failureCategory,
+                    failureCode,
+                    failureMessage,
+                    subagentsJson,
+                    toolsCalledJson,
+                    inputTokens,
+                    outputTokens,
+                    iterations);
+            if (ended) {
+                RunRollups.Batch batch = rollups.batch();
+                jdbc.sql("SELECT agent, status, failure_category, input_tokens, output_tokens, created_at, started_at,"
+                                + " finished_at, subagents FROM cadre_run WHERE id = ?")
+                        .param(id)
+                        .query(rs -> {
+                            batch.add(ended(rs));
+                        });
+                batch.flush();
+            }
+            return ended;
+        }));
+    }
+
+    private boolean finishRow(
             @Nullable Lease lease,
             String id,
             RunStatus status,
@@ -330,24 +413,116 @@ public class RunStore implements AgentRunHistory {
                 .update();
     }
 
-    /** Figures over the runs submitted in {@code [from, to]} (the console's overview). */
+    /**
+     * Figures over the runs submitted in {@code [from, to]} (the console's overview), {@code from}
+     * on an hour: the ended runs from their hourly rollups, the live ones (few, on the status
+     * index) from their rows, streamed.
+     */
     public RunStatistics.Window windowStatistics(Instant from, Instant to) {
         RunStatistics.WindowTally tally = new RunStatistics.WindowTally(from, to);
-        jdbc.sql("SELECT agent, status, failure_category, input_tokens, output_tokens, created_at, started_at,"
-                        + " finished_at FROM cadre_run WHERE created_at >= ? AND created_at <= ?")
+        rollups.addWindow(from, to, tally);
+        jdbc.sql("SELECT agent, status, input_tokens, output_tokens, created_at FROM cadre_run"
+                        + " WHERE status IN ('submitted', 'working', 'input-required') AND created_at >= ?"
+                        + " AND created_at <= ?")
                 .params(Timestamp.from(from), Timestamp.from(to))
+                .withFetchSize(1000)
                 .query(rs -> {
-                    tally.add(
+                    tally.addLive(
                             rs.getString("agent"),
                             rs.getString("status"),
-                            rs.getString("failure_category"),
                             rs.getLong("input_tokens"),
                             rs.getLong("output_tokens"),
-                            rs.getTimestamp("created_at").toInstant(),
-                            instant(rs, "started_at"),
-                            instant(rs, "finished_at"));
+                            rs.getTimestamp("created_at").toInstant());
                 });
         return tally.window();
+    }
+
+    /**
+     * Builds the rollups from the ended runs stored before they existed, once (whoever claims V8's
+     * marker row does it, in the caller's transaction: {@link AfterMigration}, right after Flyway
+     * migrated); aggregated in memory per hour and key, so memory follows the number of rollup
+     * rows, not of runs.
+     */
+    public static void backfillRollups(JdbcClient jdbc, JsonMapper json) {
+        RunRollups rollups = new RunRollups(jdbc, json);
+        if (!rollups.claimBackfill()) {
+            return;
+        }
+        RunRollups.Batch batch = rollups.batch();
+        jdbc.sql("SELECT agent, status, failure_category, input_tokens, output_tokens, created_at, started_at,"
+                        + " finished_at, subagents FROM cadre_run"
+                        + " WHERE status IN ('completed', 'failed', 'canceled', 'rejected')")
+                .withFetchSize(1000)
+                .query(rs -> {
+                    batch.add(ended(rs));
+                });
+        batch.flush();
+    }
+
+    /**
+     * On PostgreSQL, trigram (pg_trgm) GIN indexes on the lower-cased input and result, so the
+     * run search ({@code LOWER(input) LIKE '%…%'}) is an index lookup instead of a scan of every
+     * run; created once ({@code IF NOT EXISTS}). Where the extension cannot be created (not
+     * installed, no privilege) the search stays a newest-first scan that stops at the page size, and
+     * the platform says so in its log. H2 has no trigram index: the same scan.
+     */
+    public static void ensureSearchIndexes(JdbcClient jdbc, String databaseProduct) {
+        if (!databaseProduct.toLowerCase(java.util.Locale.ROOT).contains("postgresql")) {
+            return;
+        }
+        boolean trigrams = jdbc.sql("SELECT COUNT(*) FROM pg_extension WHERE extname = 'pg_trgm'")
+                        .query(Long.class)
+                        .single()
+                > 0;
+        if (!trigrams) {
+            boolean available = jdbc.sql("SELECT COUNT(*) FROM pg_available_extensions WHERE name = 'pg_trgm'")
+                            .query(Long.class)
+                            .single()
+                    > 0;
+            if (!available) {
+                org.slf4j.LoggerFactory.getLogger(RunStore.class)
+                        .warn("pg_trgm is not available: run search (q) scans runs newest first instead of an index");
+                return;
+            }
+            // CREATE EXTENSION fails without the privilege; a savepoint keeps the transaction usable.
+            jdbc.sql("SAVEPOINT cadre_trgm").update();
+            try {
+                jdbc.sql("CREATE EXTENSION IF NOT EXISTS pg_trgm").update();
+                jdbc.sql("RELEASE SAVEPOINT cadre_trgm").update();
+            } catch (org.springframework.dao.DataAccessException e) {
+                jdbc.sql("ROLLBACK TO SAVEPOINT cadre_trgm").update();
+                org.slf4j.LoggerFactory.getLogger(RunStore.class)
+                        .warn(
+                                "Could not create pg_trgm ({}): run search (q) scans runs newest first instead of an"
+                                        + " index",
+                                e.getMostSpecificCause().getMessage());
+                return;
+            }
+        }
+        // The operator class lives in the extension's schema, which need not be on the search path.
+        String schema = jdbc.sql("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
+                        + " WHERE e.extname = 'pg_trgm'")
+                .query(String.class)
+                .single();
+        String ops = "\"" + schema.replace("\"", "\"\"") + "\".gin_trgm_ops";
+        jdbc.sql("CREATE INDEX IF NOT EXISTS cadre_run_input_trgm ON cadre_run USING gin (LOWER(input) " + ops + ")")
+                .update();
+        jdbc.sql("CREATE INDEX IF NOT EXISTS cadre_run_result_trgm ON cadre_run"
+                        + " USING gin (LOWER(COALESCE(result, '')) " + ops + ")")
+                .update();
+    }
+
+    private static RunRollups.Ended ended(ResultSet rs) throws SQLException {
+        return new RunRollups.Ended(
+                rs.getString("agent"),
+                rs.getString("status"),
+                rs.getString("failure_category"),
+                rs.getLong("input_tokens"),
+                rs.getLong("output_tokens"),
+                rs.getTimestamp("created_at").toInstant(),
+                instant(rs, "started_at"),
+                instant(rs, "finished_at"),
+                rs.getString("subagents"));
     }
 
     /** How many runs are waiting, working or waiting for input, over all time. */
@@ -367,33 +542,13 @@ public class RunStore implements AgentRunHistory {
 
     /** Delegations made and received per agent by the runs submitted in {@code [from, to]}, by agent name. */
     public List<RunStatistics.AgentDelegations> delegationStatistics(Instant from, Instant to) {
-        Map<String, long[]> counts = new TreeMap<>();
-        jdbc.sql("SELECT agent, subagents FROM cadre_run WHERE created_at >= ? AND created_at <= ?"
-                        + " AND subagents IS NOT NULL")
-                .params(Timestamp.from(from), Timestamp.from(to))
-                .query(rs -> {
-                    RunStatistics.countDelegations(
-                            rs.getString("agent"), json.readTree(rs.getString("subagents")), counts);
-                });
-        return RunStatistics.delegations(counts);
+        return rollups.delegations(from, to);
     }
 
+    /** From the per-agent rollup row: one primary-key lookup however many runs the agent had. */
     @Override
     public AgentRunHistory.Outcomes outcomesOf(String agent) {
-        return jdbc.sql(
-                        "SELECT COUNT(*) AS runs,"
-                                + " SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS completed,"
-                                + " SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,"
-                                + " AVG(input_tokens + output_tokens) AS avg_tokens"
-                                + " FROM cadre_run WHERE agent = ? AND status IN ('completed', 'failed', 'canceled', 'rejected')")
-                .param(agent)
-                .query((rs, i) -> {
-                    long runs = rs.getLong("runs");
-                    long completed = rs.getLong("completed");
-                    return new AgentRunHistory.Outcomes(
-                            runs, completed, rs.getLong("failed"), rs.getDouble("avg_tokens"));
-                })
-                .single();
+        return rollups.outcomesOf(agent);
     }
 
     private static @Nullable Timestamp ts(@Nullable Instant i) {
@@ -522,6 +677,66 @@ public class RunStore implements AgentRunHistory {
         } catch (org.springframework.dao.DataAccessException e) {
             sizeUnknown = true;
             return java.util.OptionalLong.empty();
+        }
+    }
+
+    /**
+     * Work the owner of a table does right after Flyway migrated (here, and for the model rollup in
+     * {@code TraceStore}; nested in a table owner because it hands out Flyway's connection), on Flyway's connection and in one
+     * transaction, before this instance executes or stores anything: the one-time rollup builds (which
+     * claim a marker row, so they happen once per database however many instances start; later starts
+     * cost one primary-key delete, whatever the history size) and PostgreSQL-only indexes that plain
+     * migration SQL, which must also run on H2, cannot express.
+     */
+    public static final class AfterMigration implements org.flywaydb.core.api.callback.Callback {
+
+        private final String name;
+        private final java.util.function.BiConsumer<JdbcClient, String> build;
+
+        /** {@code build} gets a client on Flyway's connection and the database product name. */
+        public AfterMigration(String name, java.util.function.BiConsumer<JdbcClient, String> build) {
+            this.name = name;
+            this.build = build;
+        }
+
+        @Override
+        public boolean supports(
+                org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            return event == org.flywaydb.core.api.callback.Event.AFTER_MIGRATE;
+        }
+
+        @Override
+        public boolean canHandleInTransaction(
+                org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            return true;
+        }
+
+        @Override
+        public void handle(org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            java.sql.Connection c = context.getConnection();
+            try {
+                boolean auto = c.getAutoCommit();
+                c.setAutoCommit(false);
+                try {
+                    build.accept(
+                            JdbcClient.create(
+                                    new org.springframework.jdbc.datasource.SingleConnectionDataSource(c, true)),
+                            c.getMetaData().getDatabaseProductName());
+                    c.commit();
+                } catch (RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                } finally {
+                    c.setAutoCommit(auto);
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException("after-migration step '" + name + "' failed: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public String getCallbackName() {
+            return name;
         }
     }
 }

@@ -35,6 +35,18 @@ class RunsConfiguration {
         return runId -> runs.get(runId).submittedBy();
     }
 
+    /** Builds the run rollups from the runs stored before V8, once, before any run executes. */
+    @Bean
+    org.flywaydb.core.api.callback.Callback runRollupBackfill(JsonMapper json) {
+        return new RunStore.AfterMigration("run-rollup-backfill", (jdbc, db) -> RunStore.backfillRollups(jdbc, json));
+    }
+
+    /** On PostgreSQL, trigram indexes for the run search (see {@link RunStore#ensureSearchIndexes}). */
+    @Bean
+    org.flywaydb.core.api.callback.Callback runSearchIndexes() {
+        return new RunStore.AfterMigration("run-search-indexes", RunStore::ensureSearchIndexes);
+    }
+
     @Bean
     CheckpointCodec checkpointCodec() {
         return new CheckpointCodec();

@@ -9,6 +9,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +20,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The console's overview and agent figures over a recent window, asked of the owners of the run,
- * span and approval tables ({@link RunStore}, {@link TraceStore}, {@link ApprovalStore}); this
- * class only shapes their answers for the API.
+ * The console's overview and agent figures over a recent window (at most 31 days, in whole hours),
+ * asked of the owners of the run, span and approval tables ({@link RunStore}, {@link TraceStore},
+ * {@link ApprovalStore}), which answer from hourly rollups; this class only shapes their answers
+ * for the API.
  */
 @RestController
 @RequestMapping("/api/v1/stats")
@@ -144,6 +146,8 @@ class StatsController {
             throw ApiProblem.badField("hours", "must be between 1 and " + MAX_HOURS)
                     .with("parameter", "hours");
         }
-        return to.minus(Duration.ofHours(hours));
+        // On an hour: the figures come from hourly rollups (issue #18), so a window is whole hours,
+        // the first one holding now - hours.
+        return to.minus(Duration.ofHours(hours)).truncatedTo(ChronoUnit.HOURS);
     }
 }

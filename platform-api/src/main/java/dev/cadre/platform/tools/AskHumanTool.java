@@ -60,7 +60,7 @@ final class AskHumanTool implements Tool {
     public String execute(JsonNode args, ToolContext ctx) {
         ObjectNode out = json.createObjectNode();
         out.put("question", args.get("question").asString());
-        Optional<ApprovalRecord> record = approvals.list(null, ctx.runId(), 0, 500).stream()
+        Optional<ApprovalRecord> record = approvals.list(null, ctx.runId(), null, 500).stream()
                 .filter(r -> r.callId().equals(ctx.callId()) && r.sessionId().equals(ctx.sessionId()))
                 .findFirst();
         String answer = args.path("answer").asString("");

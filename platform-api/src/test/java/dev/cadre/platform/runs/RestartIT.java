@@ -110,16 +110,16 @@ class RestartIT {
 
         var unfinished = second.get("/api/v1/runs?status=working", Api.ADMIN_KEY)
                         .json()
-                        .get("total")
-                        .asLong()
+                        .get("items")
+                        .size()
                 + second.get("/api/v1/runs?status=input-required", Api.ADMIN_KEY)
                         .json()
-                        .get("total")
-                        .asLong()
+                        .get("items")
+                        .size()
                 + second.get("/api/v1/runs?status=submitted", Api.ADMIN_KEY)
                         .json()
-                        .get("total")
-                        .asLong();
+                        .get("items")
+                        .size();
         assertThat(unfinished).isZero();
         hold.countDown();
     }

@@ -136,7 +136,8 @@ class RunsTest {
         var page = api.get("/api/v1/runs?status=completed&agent=ops-orchestrator&limit=1", Api.ADMIN_KEY)
                 .json();
         assertThat(page.get("items").size()).isEqualTo(1);
-        assertThat(page.get("total").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(page.get("nextCursor").isNull() || page.get("hasMore").asBoolean())
+                .isTrue();
         assertThat(page.get("items").get(0).get("status").asString()).isEqualTo("completed");
         var search = api.get("/api/v1/runs?q=list%20check", Api.ADMIN_KEY).json();
         assertThat(search.get("items").valueStream().map(r -> r.get("id").asString()))
@@ -189,8 +190,8 @@ class RunsTest {
         // Before the fix the run was created and only the answer failed.
         assertThat(api.get("/api/v1/runs?q=" + input.replace(" ", "+"), Api.ADMIN_KEY)
                         .json()
-                        .get("total")
-                        .asLong())
+                        .get("items")
+                        .size())
                 .isZero();
     }
 }

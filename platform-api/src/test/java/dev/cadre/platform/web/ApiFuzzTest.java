@@ -413,13 +413,15 @@ class ApiFuzzTest {
 
     private static List<String> runsSince(Api api, Instant start) {
         List<String> ids = new ArrayList<>();
-        for (int offset = 0; ; offset += 500) {
-            JsonNode page = api.get("/api/v1/runs?limit=500&offset=" + offset + "&from=" + start, Api.ADMIN_KEY)
+        String cursor = "";
+        while (true) {
+            JsonNode page = api.get("/api/v1/runs?limit=500&cursor=" + cursor + "&from=" + start, Api.ADMIN_KEY)
                     .json();
             page.get("items").forEach(run -> ids.add(run.get("id").asString()));
-            if (page.get("items").size() < 500) {
+            if (!page.get("hasMore").asBoolean()) {
                 return ids;
             }
+            cursor = page.get("nextCursor").asString();
         }
     }
 }

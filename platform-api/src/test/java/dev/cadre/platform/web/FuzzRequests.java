@@ -191,6 +191,14 @@ final class FuzzRequests {
                 "from", badTime(),
                 "to", badTime(),
                 "q", pick("fuzz", "%", "_", "'; drop table runs; --", "%25", "\\", "x".repeat(5000)),
+                "cursor",
+                        pick(
+                                "",
+                                "x",
+                                "%00",
+                                "YzE6MTox",
+                                "YzE6OTk5OTk5OTk5OTk5OTk5OTk5OTk6MDp4",
+                                "Yz" + "A".repeat(4000)),
                 "offset", badInt(),
                 "limit", badInt());
         return simple("runs.list", "GET", "/api/v1/runs" + q, Role.VIEWER);
