@@ -1,7 +1,7 @@
 package dev.cadre.platform.audit;
 
-import io.swagger.v3.oas.annotations.Operation;
 import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;

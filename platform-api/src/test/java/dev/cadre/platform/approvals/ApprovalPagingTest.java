@@ -28,7 +28,7 @@ class ApprovalPagingTest {
 
     private String insert(String runId, Instant createdAt) {
         String id = UUID.randomUUID().toString();
-        store.insertIfAbsent(new ApprovalRecord(
+        store.insertAttempt(new ApprovalRecord(
                 id,
                 runId,
                 "s",
@@ -46,7 +46,13 @@ class ApprovalPagingTest {
                 "someone",
                 createdAt,
                 createdAt,
-                createdAt.plus(1, ChronoUnit.DAYS)));
+                createdAt.plus(1, ChronoUnit.DAYS),
+                0,
+                dev.cadre.agent.approval.ActionHash.of(
+                        "runbook_execute",
+                        tools.jackson.databind.json.JsonMapper.builder().build().createObjectNode()),
+                null,
+                null));
         return id;
     }
 
