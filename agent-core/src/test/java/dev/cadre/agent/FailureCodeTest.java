@@ -36,6 +36,7 @@ class FailureCodeTest {
         expected.put("chunks_failed", "EXECUTION_ERROR");
         expected.put("no_positions", "EXECUTION_ERROR");
         expected.put("repeated_tool_call", "EXECUTION_ERROR");
+        expected.put("approval_mismatch", "EXECUTION_ERROR");
         expected.put("agent_timeout", "TIMEOUT_ERROR");
         expected.put("worker_timeout", "TIMEOUT_ERROR");
         expected.put("iteration_budget", "BUDGET_EXCEEDED");
