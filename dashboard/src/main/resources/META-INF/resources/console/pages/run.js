@@ -337,6 +337,12 @@ export async function render(root, route, ctx) {
   renderApprovals();
   if (TERMINAL.includes(run.status)) {
     setStream('ended');
+    // Spans are stored a moment after they end: a run that has only just ended (a short workflow
+    // opened from the submit page) may still miss its last spans, e.g. its root. Poll a little.
+    if (run.finishedAt && Date.now() - Date.parse(run.finishedAt) < 15000) {
+      settleUntil = Date.now() + 3000;
+      stopPoll = every(1000, refresh);
+    }
   } else {
     setStream('connecting');
     stopStream = followRun(run.id, onEvent, async (state) => {

@@ -173,7 +173,8 @@ class ConsoleBrowserTest {
         // calls (an element found in one call may be replaced before the next).
         String detail = wait.until(d -> {
             Object text = js("const e = document.getElementById('node-detail'); return e && e.innerText;");
-            return text instanceof String t && t.contains("Tokens in / out") && t.contains("disk-inspector") ? t : null;
+            // "Own tokens in / out" for an agent (its own model calls), "Tokens in / out" for a model call.
+            return text instanceof String t && t.contains("okens in / out") && t.contains("disk-inspector") ? t : null;
         });
         assertThat(detail).contains("disk-inspector");
         // A subagent's task is the argument of the worker call that spawned it.

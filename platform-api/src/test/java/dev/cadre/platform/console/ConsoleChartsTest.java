@@ -182,7 +182,8 @@ class ConsoleChartsTest {
     private static void seed(Api api) {
         List<String> ids = new ArrayList<>();
         for (String agent :
-                List.of("memory-inspector", "disk-inspector", "cpu-inspector", "capacity-planning-inspector")) {
+                // The inspectors are internal (workers only): the orchestrator's run brings them in.
+                List.of("ops-orchestrator", "ops-analyst", "capacity-planning-inspector")) {
             ids.add(api.submitRun(agent, "check host web-1").get("id").asString());
         }
         ids.add(api.submitRun("doomed", "fail, please").get("id").asString());
