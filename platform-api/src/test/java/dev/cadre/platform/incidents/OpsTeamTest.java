@@ -21,6 +21,33 @@ class OpsTeamTest extends OpsPlatformTestBase {
     AgentCatalog catalog;
 
     @Test
+    void theSameTeamAsADeclaredPipeline_inspectsInParallel_mergesFindingsBySeverity_andAlertsOnce() {
+        var submitted = api.post(
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                Api.json(Map.of("workflow", "ops-pipeline", "input", "check host web-1")));
+        assertThat(submitted.status()).as(submitted.body()).isEqualTo(202);
+        String id = submitted.json().get("id").asString();
+
+        JsonNode done = awaitStatus(id, "completed|failed|canceled|rejected|input-required");
+        assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
+        List<String> steps = new java.util.ArrayList<>();
+        done.get("subagents").forEach(s -> {
+            steps.add(s.get("worker").asString());
+            assertThat(s.get("status").asString()).as(s.toString()).isEqualTo("ok");
+        });
+        // No model chose this route: the three inspectors (findings merged by severity), then the alerter.
+        assertThat(steps.subList(0, 3))
+                .containsExactlyInAnyOrder("cpu-inspector", "memory-inspector", "disk-inspector");
+        assertThat(steps.subList(3, steps.size())).containsExactly("ops-alerter");
+        // The CPU threshold of this context is 0: the inspectors' baton carries the critical CPU finding
+        // to the alerter, whose one notification says so.
+        assertThat(deliveries("hook")).isEqualTo(1);
+        assertThat(DELIVERIES.getFirst()).containsIgnoringCase("[critical] cpu");
+        assertThat(done.get("result").asString()).containsIgnoringCase("cpu");
+    }
+
+    @Test
     void defaultTeam_triage_inspectsAnalysesAlertsAndRemediatesOnlyAfterApproval() throws Exception {
         String id = submit("Triage: CPU is high on the platform host");
 
