@@ -64,6 +64,14 @@ class RunEventStreams {
                             store.find(runId).map(r -> r.status().terminal()).orElse(true);
                     List<RunEvents.StoredEvent> batch = events.since(runId, last, includeSubagents, BATCH);
                     for (RunEvents.StoredEvent e : batch) {
+                        // Pieces streamed before this event was stored go first: a piece neither
+                        // overtakes the events before it nor trails the ones after it.
+                        for (RunEvents.LiveEvent p = live.peek();
+                                p != null && p.afterSeq() < e.seq();
+                                p = live.peek()) {
+                            live.remove();
+                            sendPiece(p, includeSubagents, emitter);
+                        }
                         emitter.send(SseEmitter.event()
                                 .id(Long.toString(e.seq()))
                                 .name(e.type())
@@ -77,16 +85,17 @@ class RunEventStreams {
                     covered = committed == 0 ? Long.MAX_VALUE : Math.max(last, committed);
                     seen = generation;
                     if (ended) {
+                        for (RunEvents.LiveEvent p = live.peek(); p != null; p = live.peek()) {
+                            live.remove();
+                            sendPiece(p, includeSubagents, emitter);
+                        }
                         emitter.complete();
                         return;
                     }
                 }
                 for (RunEvents.LiveEvent e = live.peek(); e != null && e.afterSeq() <= covered; e = live.peek()) {
                     live.remove();
-                    if (e.mainStream() || includeSubagents) {
-                        // No id: a client resuming with Last-Event-ID resumes from stored events.
-                        emitter.send(SseEmitter.event().name(e.type()).data(e.data()));
-                    }
+                    sendPiece(e, includeSubagents, emitter);
                 }
                 next = live.peek();
                 if (next != null && next.afterSeq() > covered) {
@@ -104,6 +113,14 @@ class RunEventStreams {
             emitter.complete();
         } finally {
             heartbeat.unregister(emitter);
+        }
+    }
+
+    private static void sendPiece(RunEvents.LiveEvent e, boolean includeSubagents, SseEmitter emitter)
+            throws IOException {
+        if (e.mainStream() || includeSubagents) {
+            // No id: a client resuming with Last-Event-ID resumes from stored events.
+            emitter.send(SseEmitter.event().name(e.type()).data(e.data()));
         }
     }
 }
