@@ -431,22 +431,19 @@ public class RunEvents {
                 .map(java.time.OffsetDateTime::toInstant);
     }
 
-    private volatile boolean sizeUnknown; // H2: no size functions
+    private final dev.cadre.platform.storage.TableSize size =
+            new dev.cadre.platform.storage.TableSize(this::totalBytes);
+
+    private long totalBytes() {
+        return jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
+                .params(TABLE, TABLE)
+                .query(Long.class)
+                .single();
+    }
 
     /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
     public java.util.OptionalLong sizeBytes() {
-        if (sizeUnknown) {
-            return java.util.OptionalLong.empty();
-        }
-        try {
-            return java.util.OptionalLong.of(jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
-                    .params(TABLE, TABLE)
-                    .query(Long.class)
-                    .single());
-        } catch (org.springframework.dao.DataAccessException e) {
-            sizeUnknown = true;
-            return java.util.OptionalLong.empty();
-        }
+        return size.bytes();
     }
 
     /** Its daily partitions on PostgreSQL (see {@link DailyPartitions}); inactive on H2. */
