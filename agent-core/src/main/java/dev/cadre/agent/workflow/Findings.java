@@ -9,6 +9,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Parsing and aggregation of standard findings (map-reduce's reduce step). */
 public final class Findings {
@@ -69,6 +71,23 @@ public final class Findings {
                     f.path("description").asString(""),
                     f.path("suggestion").asString(""),
                     Math.max(0, Math.min(1, confidence))));
+        }
+        return out;
+    }
+
+    /** Findings as {@code {"findings": [...]}} in the standard shape, severities in lower case. */
+    public static JsonNode toJson(List<Finding> findings) {
+        ObjectNode out = MAPPER.createObjectNode();
+        ArrayNode list = out.putArray("findings");
+        for (Finding f : findings) {
+            list.addObject()
+                    .put("id", f.id())
+                    .put("severity", f.severity().name().toLowerCase(Locale.ROOT))
+                    .put("category", f.category())
+                    .put("target", f.target())
+                    .put("description", f.description())
+                    .put("suggestion", f.suggestion())
+                    .put("confidence", f.confidence());
         }
         return out;
     }

@@ -24,6 +24,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Runs {@link Workflow}s with an {@link AgentRunner}: every agent step is an ordinary run of that
@@ -230,6 +231,7 @@ public final class WorkflowRunner {
             String previous = null;
             String text = null;
             List<Finding> previousFindings = List.of();
+            JsonNode context = null;
             for (Workflow step : sequence.steps()) {
                 String input = baton == null
                         ? mission
@@ -237,7 +239,8 @@ public final class WorkflowRunner {
                                 + (previousFindings.isEmpty()
                                         ? ""
                                         : "\nFindings, most severe first:\n"
-                                                + Findings.render(Findings.aggregate(previousFindings)));
+                                                + Findings.render(Findings.aggregate(previousFindings)))
+                                + (context == null ? "" : "\n\nContext:\n" + context);
                 WorkflowOutcome out = exec(step, input);
                 steps.addAll(out.steps());
                 usage = usage.plus(out.usage());
@@ -259,6 +262,16 @@ public final class WorkflowRunner {
                 previous = step.name();
                 previousFindings = out.findings().isEmpty() ? Findings.parse(step.name(), text) : out.findings();
                 findings.addAll(previousFindings);
+                JsonNode produced = structuredAnswer(text, previousFindings);
+                context = produced != null ? produced : context;
+                if (produced != null && step instanceof Workflow.AgentStep && batonless(text)) {
+                    // The answer is data, handed on whole after "Context:": not a second, truncated copy.
+                    baton = new Baton(
+                            List.of(previous + " answered with data (below, after Context:)"),
+                            List.of(),
+                            List.of(),
+                            "");
+                }
             }
             Findings.Aggregated aggregated = Findings.aggregate(findings);
             return new WorkflowOutcome(
@@ -466,6 +479,41 @@ public final class WorkflowRunner {
     private static @Nullable JsonNode handoffDirective(@Nullable String text) {
         JsonNode json = Findings.json(text);
         return json != null && json.isObject() && json.path("handoff").isObject() ? json.get("handoff") : null;
+    }
+
+    private static final List<String> BATON_FIELDS =
+            List.of("baton", "decisions", "reasons", "constraints", "next_focus", "summary");
+
+    /**
+     * What a sequence step hands on besides its baton: the data of an answer that is JSON (less the
+     * baton's own fields, which the baton already carries) or, for a step whose answer is prose, the
+     * findings it produced as {@code {"findings": [...]}}. The next step reads it after a
+     * {@code Context:} line, so an agent that works on a record (an incident, a findings list) gets
+     * that record whole instead of the baton's one-line decision; null when there is nothing.
+     */
+    static @Nullable JsonNode structuredAnswer(@Nullable String text, List<Finding> findings) {
+        String t = text == null ? "" : text.strip();
+        if (t.startsWith("```")) {
+            t = t.substring(t.indexOf('\n') + 1);
+        }
+        JsonNode json = t.startsWith("{") || t.startsWith("[") ? Findings.json(t) : null;
+        if (json != null && json.isArray() && !json.isEmpty()) {
+            return json;
+        }
+        if (json != null && json.isObject()) {
+            ObjectNode data = ((ObjectNode) json).deepCopy();
+            data.remove(BATON_FIELDS);
+            if (!data.isEmpty()) {
+                return data;
+            }
+        }
+        return findings.isEmpty() ? null : Findings.toJson(findings);
+    }
+
+    /** True when {@code text} is JSON with none of the baton's fields: its baton is the text itself. */
+    private static boolean batonless(@Nullable String text) {
+        JsonNode json = Findings.json(text);
+        return json != null && (json.isArray() || BATON_FIELDS.stream().noneMatch(json::has));
     }
 
     /** A baton from a step's answer: its {@code baton} object, its own baton fields, or its text as the one decision. */

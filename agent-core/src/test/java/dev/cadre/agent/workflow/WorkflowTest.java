@@ -100,7 +100,51 @@ class WorkflowTest {
             assertThat(out.steps())
                     .extracting(StepOutcome::sessionId)
                     .containsExactly("wf-seq/triage#1", "wf-seq/dba#1");
+            // An answer that is only a baton hands on nothing besides it.
+            assertThat(out.text()).doesNotContain("Context:");
         }
+    }
+
+    @Test
+    void sequence_handsOnTheLatestStructuredAnswerAsContext_pastStepsThatAnswerInProse() throws Exception {
+        try (AgentRunner runner = runner()) {
+            Workflow flow = new Workflow.Sequence(
+                    "review-then-fix",
+                    List.of(
+                            new Workflow.MapReduce("review", List.of("security", "performance")),
+                            new Workflow.AgentStep("dba", "dba"),
+                            new Workflow.AgentStep("dba", "dba")));
+
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run("wf-ctx", flow, "release 7", new Recorder());
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            // The review answered in prose (its report): its merged findings go on as JSON, whole, so
+            // a step that works on them (findings_aggregate, an incident) reads them without parsing
+            // the report; the second dba answered in prose too, so it still gets them.
+            String findings = "{\"findings\":[{\"id\":\"p1\",\"severity\":\"critical\",\"category\":\"latency\","
+                    + "\"target\":\"db\",\"description\":\"missing index\",\"suggestion\":\"\",\"confidence\":0.8},";
+            assertThat(out.text()).startsWith("dba read: release 7\n\nBaton from dba (status ok):");
+            assertThat(out.text().split("Context:\n", -1)).hasSize(3);
+            assertThat(out.text().substring(out.text().lastIndexOf("Context:\n") + 9))
+                    .startsWith(findings);
+        }
+    }
+
+    @Test
+    void structuredAnswer_isTheAnswersDataLessItsBaton_orTheFindingsOfProse() {
+        Finding f = new Finding("f1", Severity.HIGH, "cpu", "host", "load 9", "", 0.9);
+        assertThat(WorkflowRunner.structuredAnswer("{\"baton\": {\"decisions\": [\"x\"]}}", List.of()))
+                .isNull();
+        assertThat(WorkflowRunner.structuredAnswer(
+                                "```json\n{\"summary\": \"opened\", \"id\": \"inc-1\", \"remediation\": \"allowed\"}\n```",
+                                List.of())
+                        .toString())
+                .isEqualTo("{\"id\":\"inc-1\",\"remediation\":\"allowed\"}");
+        assertThat(WorkflowRunner.structuredAnswer("all fine", List.of())).isNull();
+        assertThat(WorkflowRunner.structuredAnswer("load is high", List.of(f)).toString())
+                .isEqualTo("{\"findings\":[{\"id\":\"f1\",\"severity\":\"high\",\"category\":\"cpu\","
+                        + "\"target\":\"host\",\"description\":\"load 9\",\"suggestion\":\"\",\"confidence\":0.9}]}");
     }
 
     @Test

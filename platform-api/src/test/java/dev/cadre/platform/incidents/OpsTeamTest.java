@@ -21,13 +21,27 @@ class OpsTeamTest extends OpsPlatformTestBase {
     AgentCatalog catalog;
 
     @Test
-    void theSameTeamAsADeclaredPipeline_inspectsInParallel_mergesFindingsBySeverity_andAlertsOnce() {
+    void theSameTeamAsADeclaredPipeline_inspectsAnalysesRecordsAlertsAndRepairsOnlyAfterApproval() throws Exception {
         var submitted = api.post(
                 "/api/v1/runs",
                 Api.ADMIN_KEY,
                 Api.json(Map.of("workflow", "ops-pipeline", "input", "check host web-1")));
         assertThat(submitted.status()).as(submitted.body()).isEqualTo(202);
         String id = submitted.json().get("id").asString();
+
+        // No model chose this route. The repair step waits for a human before its runbook runs.
+        JsonNode waiting = awaitStatus(id, "input-required|completed|failed|canceled|rejected");
+        assertThat(waiting.get("status").asString()).as(waiting.toString()).isEqualTo("input-required");
+        assertThat(executions()).as("nothing runs before a human approves").isZero();
+        List<JsonNode> pending = pendingApprovals(id);
+        assertThat(pending).hasSize(1);
+        assertThat(pending.getFirst().get("tool").asString()).isEqualTo("runbook_execute");
+        assertThat(pending.getFirst().get("agent").asString()).isEqualTo("ops-repairer");
+        var approved = api.post(
+                "/api/v1/approvals/" + pending.getFirst().get("id").asString() + "/approve",
+                Api.ADMIN_KEY,
+                "{\"comment\":\"go ahead\"}");
+        assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
         JsonNode done = awaitStatus(id, "completed|failed|canceled|rejected|input-required");
         assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
@@ -36,15 +50,23 @@ class OpsTeamTest extends OpsPlatformTestBase {
             steps.add(s.get("worker").asString());
             assertThat(s.get("status").asString()).as(s.toString()).isEqualTo("ok");
         });
-        // No model chose this route: the three inspectors (findings merged by severity), then the alerter.
+        // Inspection (in parallel) -> analysis -> incident record -> alert -> repair, each step with the
+        // previous one's baton.
         assertThat(steps.subList(0, 3))
                 .containsExactlyInAnyOrder("cpu-inspector", "memory-inspector", "disk-inspector");
-        assertThat(steps.subList(3, steps.size())).containsExactly("ops-alerter");
-        // The CPU threshold of this context is 0: the inspectors' baton carries the critical CPU finding
-        // to the alerter, whose one notification says so.
+        assertThat(steps.subList(3, steps.size()))
+                .containsExactly("ops-analyst", "ops-recorder", "ops-alerter", "ops-repairer");
+        // The CPU threshold of this context is 0: the analysed findings open an incident keyed by the
+        // critical CPU finding, the alerter sends one notification saying so, and the repairer read the
+        // incident's remediation field ('allowed') from the record the recorder handed on.
+        Incident incident = incidents.forRun(id).orElseThrow();
+        assertThat(incident.fingerprint()).containsIgnoringCase("cpu");
         assertThat(deliveries("hook")).isEqualTo(1);
-        assertThat(DELIVERIES.getFirst()).containsIgnoringCase("[critical] cpu");
-        assertThat(done.get("result").asString()).containsIgnoringCase("cpu");
+        assertThat(DELIVERIES.getFirst())
+                .contains("\\\"severity\\\":\\\"critical\\\"", "\\\"fingerprint\\\":\\\"cpu@")
+                .contains("Decisions:\\n- ops-recorder answered with data (below, after Context:)");
+        assertThat(executions()).isEqualTo(1);
+        assertThat(done.get("result").asString()).contains("cleared (minutes=60)");
     }
 
     @Test
