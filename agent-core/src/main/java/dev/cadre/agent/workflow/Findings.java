@@ -76,7 +76,7 @@ public final class Findings {
     }
 
     /** Findings as {@code {"findings": [...]}} in the standard shape, severities in lower case. */
-    public static JsonNode toJson(List<Finding> findings) {
+    public static ObjectNode toJson(List<Finding> findings) {
         ObjectNode out = MAPPER.createObjectNode();
         ArrayNode list = out.putArray("findings");
         for (Finding f : findings) {

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -68,18 +67,7 @@ final class FindingsAggregateTool implements Tool {
                     FailureCategory.EXECUTION_ERROR, "invalid_arguments", "give 'findings' or 'reports'");
         }
         Findings.Aggregated agg = Findings.aggregate(all);
-        ObjectNode out = json.createObjectNode();
-        ArrayNode list = out.putArray("findings");
-        for (Finding f : agg.sorted()) {
-            list.addObject()
-                    .put("id", f.id())
-                    .put("severity", f.severity().name().toLowerCase(Locale.ROOT))
-                    .put("category", f.category())
-                    .put("target", f.target())
-                    .put("description", f.description())
-                    .put("suggestion", f.suggestion())
-                    .put("confidence", f.confidence());
-        }
+        ObjectNode out = Findings.toJson(agg.sorted());
         out.put("duplicatesRemoved", agg.duplicatesRemoved());
         out.put(
                 "highest",
