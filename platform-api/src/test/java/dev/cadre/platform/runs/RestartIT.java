@@ -259,6 +259,11 @@ class RestartIT {
         for (Shape shape : SHAPES) {
             runs.put(first.submitRun(shape.workflow(), shape.input()).get("id").asString(), shape);
         }
+        // And a step caught while it waits for a human: its request survives, its first turn is not redone.
+        String waiting = first.submitRun("rs-approval", "restart api after a look")
+                .get("id")
+                .asString();
+        String approval = pendingApproval(first, waiting).get("id").asString();
         runs.forEach((run, shape) -> {
             Await.until(
                     shape.workflow() + "'s step " + shape.interrupted() + " to wait",
@@ -280,6 +285,20 @@ class RestartIT {
 
         Api second = start("PT30M");
         ScriptedModel after = scripted();
+        assertThat(pendingApproval(second, waiting).get("id").asString())
+                .as("the same request, not a new one")
+                .isEqualTo(approval);
+        assertThat(second.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}")
+                        .status())
+                .isEqualTo(200);
+        JsonNode approved = awaitEnd(second, waiting);
+        assertThat(approved.get("status").asString()).as(approved.toString()).isEqualTo("completed");
+        assertThat(approved.get("result").asString()).isEqualTo("Outcome: restarted api");
+        assertThat(restarts(waiting)).isEqualTo(1);
+        assertThat(callsPerStep(before, waiting)).isEqualTo(Map.of("rs-a#1", 2, "fixer#1", 1));
+        assertThat(callsPerStep(after, waiting))
+                .as("after the restart only the waiting step's second turn is asked for")
+                .isEqualTo(Map.of("fixer#1", 1));
         Map<String, String> results = new TreeMap<>();
         runs.forEach((run, shape) -> {
             JsonNode end = awaitEnd(second, run);
