@@ -6,7 +6,9 @@ import dev.cadre.agent.OutcomeStatus;
 import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalKind;
+import dev.cadre.agent.event.AgentEvent;
 import dev.cadre.agent.run.AgentRunner;
+import dev.cadre.agent.run.Checkpoint;
 import dev.cadre.agent.run.RunHandle;
 import dev.cadre.agent.run.RunObserver;
 import dev.cadre.agent.run.RunOutcome;
@@ -60,7 +62,9 @@ public final class WorkflowRunner {
      * Where a workflow's steps are remembered, so a resumed run does not redo finished ones: before a
      * step runs, {@link #replay} is asked for its session id (session ids are deterministic: the same
      * workflow on the same input numbers its steps the same way); a finished step is told to
-     * {@link #finished}.
+     * {@link #finished}. A step's own loop checkpoints like a plain run's ({@link #checkpointed}), so
+     * a step that was running when the run stopped continues from its {@link #checkpoint} instead of
+     * starting again.
      */
     public interface StepLog {
         /** Remembers nothing. */
@@ -70,6 +74,20 @@ public final class WorkflowRunner {
         default Optional<StepOutcome> replay(String sessionId) {
             return Optional.empty();
         }
+
+        /**
+         * The last checkpoint of a step that was running when the run stopped (asked when it has no
+         * outcome to {@link #replay}), or empty to start the step afresh.
+         */
+        default Optional<Checkpoint> checkpoint(String sessionId) {
+            return Optional.empty();
+        }
+
+        /**
+         * A running step's loop checkpointed (after a model turn, with the calls still to execute, and
+         * after the turn's observations). Keep it to resume the step where it was.
+         */
+        default void checkpointed(Checkpoint checkpoint) {}
 
         /** A step is about to start. */
         default void started(String sessionId, String agent, String label) {}
@@ -199,9 +217,30 @@ public final class WorkflowRunner {
                 hooks.steps().finished(done.get(), true);
                 return done.get();
             }
+            // Only a checkpoint of this very step: a changed workflow may have put another agent here.
+            Optional<Checkpoint> from = hooks.steps()
+                    .checkpoint(sessionId)
+                    .filter(cp -> cp.runId().equals(runId)
+                            && cp.sessionId().equals(sessionId)
+                            && cp.agent().equals(agent));
             hooks.steps().started(sessionId, agent, label);
-            RunHandle handle =
-                    runner.start(new RunRequest(runId, sessionId, agent, input, null), observer, hooks.parent());
+            RunObserver stepObserver = new RunObserver() {
+                @Override
+                public void onEvent(AgentEvent event) {
+                    observer.onEvent(event);
+                }
+
+                @Override
+                public void onCheckpoint(Checkpoint checkpoint) {
+                    hooks.steps().checkpointed(checkpoint);
+                    observer.onCheckpoint(checkpoint);
+                }
+            };
+            // A resumed step goes on from its last turn: its earlier model calls and recorded tool
+            // results are not repeated, calls still pending run again (side-effecting ones journalled).
+            RunHandle handle = from.isPresent()
+                    ? runner.resume(from.get(), stepObserver, hooks.parent())
+                    : runner.start(new RunRequest(runId, sessionId, agent, input, null), stepObserver, hooks.parent());
             RunOutcome o;
             try {
                 o = handle.outcome().get();

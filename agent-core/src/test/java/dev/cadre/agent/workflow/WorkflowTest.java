@@ -398,4 +398,119 @@ class WorkflowTest {
                             "replayed wf-replay/triage#1", "started wf-replay/dba#1", "finished wf-replay/dba#1");
         }
     }
+
+    @Test
+    void stepLog_resumesAnInterruptedStepFromItsCheckpoint_withoutRepeatingItsTurnsOrItsAction() throws Exception {
+        List<String> effects = new CopyOnWriteArrayList<>();
+        ToolRegistry tools = ToolRegistry.of(dev.cadre.agent.tool.Tools.of(
+                "record_effect",
+                "Records one effect.",
+                "{\"type\":\"object\"}",
+                dev.cadre.agent.tool.Risk.SUGGEST,
+                (args, ctx) -> {
+                    effects.add(ctx.sessionId());
+                    return "effect " + effects.size();
+                }));
+        String script = """
+                {"agents": {
+                  "planner": {"turns": [{"text": "plan ready"}]},
+                  "operator": {"turns": [
+                    {"toolCalls": [{"name": "record_effect", "arguments": {}}]},
+                    {"text": "operated after {{last.record_effect}}"}]}}}
+                """;
+        Workflow flow = new Workflow.Sequence(
+                "change",
+                List.of(new Workflow.AgentStep("planner", "planner"), new Workflow.AgentStep("operator", "operator")));
+        // The first life of the run: both steps run; the step log keeps every checkpoint of the operator.
+        ScriptedModel before = ScriptedModel.fromJson(script);
+        List<dev.cadre.agent.run.Checkpoint> checkpoints = new CopyOnWriteArrayList<>();
+        List<StepOutcome> finished = new CopyOnWriteArrayList<>();
+        try (AgentRunner runner = AgentRunner.builder(Fixtures.tree(
+                        tools,
+                        before,
+                        agent("planner").build(),
+                        agent("operator").tools("record_effect").build()))
+                .build()) {
+            WorkflowRunner.StepLog log = new WorkflowRunner.StepLog() {
+                @Override
+                public void checkpointed(dev.cadre.agent.run.Checkpoint checkpoint) {
+                    checkpoints.add(checkpoint);
+                }
+
+                @Override
+                public void finished(StepOutcome step, boolean replayed) {
+                    finished.add(step);
+                }
+            };
+            workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-crash",
+                            flow,
+                            "change the config",
+                            new Recorder(),
+                            new WorkflowRunner.Hooks(
+                                    io.opentelemetry.context.Context.root(), log, WorkflowRunner.Items.NONE));
+        }
+        assertThat(checkpoints)
+                .extracting(c -> c.sessionId() + " " + c.iterations() + " "
+                        + c.pendingCalls().size())
+                .containsExactly("wf-crash/operator#1 1 1", "wf-crash/operator#1 1 0");
+        assertThat(effects).containsExactly("wf-crash/operator#1");
+
+        // The "crash" came after the operator's action was recorded (its second checkpoint): the resumed
+        // run replays the planner and continues the operator from there, in a new process (a new model).
+        dev.cadre.agent.run.Checkpoint afterAction = checkpoints.getLast();
+        StepOutcome planner = finished.getFirst();
+        ScriptedModel after = ScriptedModel.fromJson(script);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (AgentRunner runner = AgentRunner.builder(Fixtures.tree(
+                        tools,
+                        after,
+                        agent("planner").build(),
+                        agent("operator").tools("record_effect").build()))
+                .build()) {
+            WorkflowRunner.StepLog log = new WorkflowRunner.StepLog() {
+                @Override
+                public java.util.Optional<StepOutcome> replay(String sessionId) {
+                    return sessionId.equals(planner.sessionId())
+                            ? java.util.Optional.of(planner)
+                            : java.util.Optional.empty();
+                }
+
+                @Override
+                public java.util.Optional<dev.cadre.agent.run.Checkpoint> checkpoint(String sessionId) {
+                    return sessionId.equals(afterAction.sessionId())
+                            ? java.util.Optional.of(afterAction)
+                            : java.util.Optional.empty();
+                }
+
+                @Override
+                public void finished(StepOutcome step, boolean replayed) {
+                    seen.add((replayed ? "replayed " : "finished ") + step.sessionId());
+                }
+            };
+            WorkflowOutcome out = workflows(runner, new ApprovalDecision.Approved(null))
+                    .run(
+                            "wf-crash",
+                            flow,
+                            "change the config",
+                            new Recorder(),
+                            new WorkflowRunner.Hooks(
+                                    io.opentelemetry.context.Context.root(), log, WorkflowRunner.Items.NONE));
+
+            assertThat(out.status()).isEqualTo(OutcomeStatus.OK);
+            assertThat(out.text()).isEqualTo("operated after effect 1");
+            assertThat(after.requestsOf("planner"))
+                    .as("the finished step is replayed")
+                    .isEmpty();
+            assertThat(after.requestsOf("operator"))
+                    .as("only the operator's last turn is asked for; its first is in the checkpoint")
+                    .hasSize(1);
+            assertThat(after.requestsOf("operator").getFirst().messages())
+                    .filteredOn(m -> m instanceof dev.cadre.agent.model.ToolResultMessage)
+                    .hasSize(1);
+            assertThat(effects).as("the recorded action is not run again").containsExactly("wf-crash/operator#1");
+            assertThat(seen).containsExactly("replayed wf-crash/planner#1", "finished wf-crash/operator#1");
+        }
+    }
 }

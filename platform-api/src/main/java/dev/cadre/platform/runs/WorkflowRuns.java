@@ -8,6 +8,8 @@ import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.run.AgentRunner;
 import dev.cadre.agent.run.AgentWork;
+import dev.cadre.agent.run.Checkpoint;
+import dev.cadre.agent.run.CheckpointCodec;
 import dev.cadre.agent.run.RunHandle;
 import dev.cadre.agent.run.RunObserver;
 import dev.cadre.agent.run.RunOutcome;
@@ -48,7 +50,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Runs the declared workflows of the catalogue as runs: every step is a session of the run
  * ({@code <runId>/<agent>#n}), the run's checkpoint records the finished steps (so a resumed run
- * replays them instead of running them again), the main stream carries the workflow's start, its
+ * replays them instead of running them again) and the last checkpoint of every running step's own
+ * loop (so a resumed run continues such a step from there), the main stream carries the workflow's start, its
  * progress ({@code step 2 of 4}) and its end, and an {@code invoke_workflow} span is the parent of
  * every step's {@code invoke_agent} span.
  */
@@ -74,6 +77,7 @@ public final class WorkflowRuns {
     private final RunEvents events;
     private final SharedMemory memory;
     private final JsonMapper json;
+    private final CheckpointCodec codec = new CheckpointCodec();
     private final Tracer tracer;
     private final List<StepListener> listeners;
 
@@ -116,12 +120,12 @@ public final class WorkflowRuns {
     RunHandle start(RunRecord run, Context caller, RunObserver observer, Checkpointer checkpoints) {
         DeclaredWorkflow declared = catalog.workflow(run.agent())
                 .orElseThrow(() -> new IllegalArgumentException("unknown workflow '" + run.agent() + "'"));
-        Map<String, StepOutcome> done = run.checkpoint() == null ? Map.of() : readCheckpoint(run.checkpoint());
+        Stored stored = run.checkpoint() == null ? Stored.EMPTY : readCheckpoint(run.checkpoint());
         String input = run.context() == null || run.context().isBlank()
                 ? run.input()
                 : run.input() + "\n\nContext:\n" + run.context();
         CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-        Execution execution = new Execution(run.id(), declared, input, done, checkpoints);
+        Execution execution = new Execution(run.id(), declared, input, stored, checkpoints);
         Thread thread = Thread.ofVirtual()
                 .name("cadre-workflow-" + run.id())
                 .unstarted(() -> outcome.complete(execution.run(caller, observer, run.checkpoint() != null)));
@@ -149,22 +153,21 @@ public final class WorkflowRuns {
         private final DeclaredWorkflow declared;
         private final String input;
         private final Map<String, StepOutcome> finished;
+        /** The last checkpoint of each step still running (or running when the run stopped). */
+        private final Map<String, Checkpoint> running;
+
         private final Checkpointer checkpoints;
         private final @Nullable Integer planned;
         private final AtomicInteger started = new AtomicInteger();
         private final AtomicInteger ended = new AtomicInteger();
         private final AtomicLong sequence = new AtomicLong();
 
-        Execution(
-                String runId,
-                DeclaredWorkflow declared,
-                String input,
-                Map<String, StepOutcome> finished,
-                Checkpointer checkpoints) {
+        Execution(String runId, DeclaredWorkflow declared, String input, Stored stored, Checkpointer checkpoints) {
             this.runId = runId;
             this.declared = declared;
             this.input = input;
-            this.finished = new ConcurrentHashMap<>(finished);
+            this.finished = new ConcurrentHashMap<>(stored.finished());
+            this.running = new ConcurrentHashMap<>(stored.running());
             this.checkpoints = checkpoints;
             this.planned = planned(declared.workflow(), input);
         }
@@ -194,8 +197,19 @@ public final class WorkflowRuns {
                 }
 
                 @Override
+                public Optional<Checkpoint> checkpoint(String sessionId) {
+                    return Optional.ofNullable(running.get(sessionId));
+                }
+
+                @Override
                 public void started(String sessionId, String agent, String label) {
                     progress(started.incrementAndGet(), agent, sessionId, false);
+                }
+
+                @Override
+                public void checkpointed(Checkpoint checkpoint) {
+                    running.put(checkpoint.sessionId(), checkpoint);
+                    store();
                 }
 
                 @Override
@@ -204,8 +218,8 @@ public final class WorkflowRuns {
                         started.incrementAndGet();
                     } else {
                         finished.put(step.sessionId(), step);
-                        // A lost lease makes the executor cancel this run; nothing more to do here.
-                        checkpoints.store(checkpoint(), finished.size(), usageOf(finished.values()));
+                        running.remove(step.sessionId());
+                        store();
                         listeners.forEach(l -> l.stepFinished(declared.name(), step));
                     }
                     progress(ended.incrementAndGet(), step.agent(), step.sessionId(), true);
@@ -323,6 +337,19 @@ public final class WorkflowRuns {
             events.append(runId, type, true, runId, null, data, Instant.now());
         }
 
+        /**
+         * Stores the workflow's checkpoint. Synchronized: concurrent steps checkpoint at the same time,
+         * and a snapshot taken earlier must never overwrite a later one.
+         */
+        private synchronized void store() {
+            TokenUsage usage = usageOf(finished.values());
+            for (Checkpoint c : running.values()) {
+                usage = usage.plus(c.usage());
+            }
+            // A lost lease makes the executor cancel this run; nothing more to do here.
+            checkpoints.store(checkpoint(), finished.size(), usage);
+        }
+
         private String checkpoint() {
             ObjectNode root = JsonNodeFactory.instance.objectNode();
             root.put("kind", CHECKPOINT_KIND);
@@ -344,11 +371,23 @@ public final class WorkflowRuns {
                 o.put("inputTokens", s.usage().inputTokens());
                 o.put("outputTokens", s.usage().outputTokens());
             }
+            // Optional (a reader without it starts such a step again): each running step's own loop.
+            ArrayNode inFlight = root.putArray("running");
+            for (Checkpoint c : running.values()) {
+                if (!finished.containsKey(c.sessionId())) {
+                    inFlight.add(json.readTree(codec.write(c)));
+                }
+            }
             return root.toString();
         }
     }
 
-    private Map<String, StepOutcome> readCheckpoint(String text) {
+    /** What a workflow checkpoint holds: the finished steps and the running steps' loop checkpoints. */
+    private record Stored(Map<String, StepOutcome> finished, Map<String, Checkpoint> running) {
+        static final Stored EMPTY = new Stored(Map.of(), Map.of());
+    }
+
+    private Stored readCheckpoint(String text) {
         JsonNode root = json.readTree(text);
         if (!CHECKPOINT_KIND.equals(root.path("kind").asString(""))) {
             throw new IllegalArgumentException("the run's checkpoint is not a workflow checkpoint");
@@ -373,7 +412,12 @@ public final class WorkflowRuns {
                             o.path("outputTokens").asLong()));
             out.put(s.sessionId(), s);
         }
-        return out;
+        Map<String, Checkpoint> running = new LinkedHashMap<>();
+        for (JsonNode o : root.path("running")) {
+            Checkpoint c = codec.read(o.toString());
+            running.put(c.sessionId(), c);
+        }
+        return new Stored(out, running);
     }
 
     private static TokenUsage usageOf(java.util.Collection<StepOutcome> steps) {

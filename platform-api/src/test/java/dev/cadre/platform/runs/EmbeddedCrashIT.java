@@ -27,8 +27,10 @@ import tools.jackson.databind.JsonNode;
  * database settings at all) right after it acknowledged writes, then a restart on the same data
  * directory: every acknowledged run, approval decision and tool-journal entry is still there, and no
  * runbook runs twice. The writes acknowledged last — a decision (200) and a submission (202) — reach
- * the process's death within milliseconds, so a database that delays its commits loses them.
- * {@link RestartIT} covers the same promises on PostgreSQL.
+ * the process's death within milliseconds, so a database that delays its commits loses them. A
+ * workflow killed while its second step waits for a human resumes that step from its checkpoint:
+ * neither its first step nor the second step's first turn runs again.
+ * {@link RestartIT} covers the same promises (and every workflow shape) on PostgreSQL.
  */
 class EmbeddedCrashIT {
 
@@ -76,9 +78,13 @@ class EmbeddedCrashIT {
         String approvedLast = api.submitRun("crash-fixer", "approved just before the crash")
                 .get("id")
                 .asString();
+        String flow = api.submitRun("crash-flow", "look, then run the runbook")
+                .get("id")
+                .asString();
         String executedApproval = api.pendingApprovalOf(executed).get("id").asString();
         String rejectedApproval = api.pendingApprovalOf(rejected).get("id").asString();
         String lastApproval = api.pendingApprovalOf(approvedLast).get("id").asString();
+        String flowApproval = api.pendingApprovalOf(flow).get("id").asString();
 
         assertThat(decide(api, executedApproval, "approve")).isEqualTo(200);
         Await.until("the approved runbook to run", () -> effects(effects).getOrDefault(executed, 0), n -> n == 1);
@@ -106,6 +112,10 @@ class EmbeddedCrashIT {
             assertThat(scalar(db, "SELECT COUNT(*) FROM cadre_tool_journal WHERE run_id = '" + executed + "'"))
                     .as("the journal entry written before the runbook ran")
                     .isEqualTo("1");
+            assertThat(scalar(db, "SELECT checkpoint FROM cadre_run WHERE id = '" + flow + "'"))
+                    .as("the workflow's checkpoint holds its finished step and its waiting step's own loop")
+                    .contains("\"sessionId\":\"" + flow + "/crash-quick#1\"", "\"running\":[{")
+                    .contains("\"sessionId\":\"" + flow + "/crash-step#1\"");
         }
 
         platform.restart();
@@ -113,7 +123,36 @@ class EmbeddedCrashIT {
 
         assertThat(api.get("/api/v1/runs/" + submittedLast, Api.ADMIN_KEY).status())
                 .isEqualTo(200);
-        for (String run : List.of(executed, rejected, approvedLast, submittedLast)) {
+        assertThat(api.pendingApprovalOf(flow).get("id").asString())
+                .as("the waiting step asks again and finds the same request")
+                .isEqualTo(flowApproval);
+        assertThat(decide(api, flowApproval, "approve")).isEqualTo(200);
+        JsonNode flowEnd = api.awaitRunEnd(flow);
+        assertThat(flowEnd.get("status").asString()).as(flowEnd.toString()).isEqualTo("completed");
+        assertThat(flowEnd.get("result").asString())
+                .startsWith("Flow outcome: ")
+                .contains("recorded");
+        List<Sse.Event> flowEvents = Sse.parse(api.get("/api/v1/runs/" + flow + "/events?scope=all", Api.ADMIN_KEY)
+                .body());
+        assertThat(flowEvents)
+                .filteredOn(e -> e.name().equals("run_started"))
+                .extracting(e -> e.data().get("sessionId").asString())
+                .as("each step started once: the finished step was replayed, the waiting one resumed")
+                .containsExactlyInAnyOrder(flow, flow + "/crash-quick#1", flow + "/crash-step#1");
+        assertThat(flowEvents)
+                .filteredOn(e -> e.name().equals("text_delta")
+                        && e.data().get("sessionId").asString().equals(flow + "/crash-step#1"))
+                .extracting(e -> e.data().get("text").asString())
+                .as("the waiting step's first model turn is not taken again")
+                .hasSize(2)
+                .first()
+                .isEqualTo("looking first");
+        assertThat(flowEvents)
+                .filteredOn(e -> e.name().equals("status")
+                        && e.data().get("sessionId").asString().equals(flow + "/crash-step#1"))
+                .extracting(e -> e.data().get("message").asString())
+                .contains("resumed");
+        for (String run : List.of(executed, rejected, approvedLast, submittedLast, flow)) {
             api.awaitRunEnd(run);
         }
         JsonNode pending = api.get("/api/v1/approvals?status=pending", Api.ADMIN_KEY)
@@ -134,7 +173,10 @@ class EmbeddedCrashIT {
         assertThat(ran.getOrDefault(approvedLast, 0))
                 .as("runbook of the run approved just before the crash (runs at most once)")
                 .isLessThanOrEqualTo(1);
-        assertThat(ran.keySet()).as("no other run executed the runbook").isSubsetOf(executed, approvedLast);
+        assertThat(ran.getOrDefault(flow, 0))
+                .as("runbook of the workflow's step, approved after the restart")
+                .isEqualTo(1);
+        assertThat(ran.keySet()).as("no other run executed the runbook").isSubsetOf(executed, approvedLast, flow);
     }
 
     private static int decide(Api api, String approval, String decision) {
@@ -192,6 +234,16 @@ class EmbeddedCrashIT {
                 "    description: Answers at once. Crash test agent.",
                 "    model: scripted:default",
                 "    budget: {maxIterations: 2, maxTokens: 20000, timeout: 5m}",
+                "  - name: crash-step",
+                "    description: Takes a first look, then runs the record-effect runbook once a human approves.",
+                "    model: scripted:default",
+                "    tools: [runbook_execute]",
+                "    budget: {maxIterations: 4, maxTokens: 20000, timeout: 5m}",
+                "workflows:",
+                "  - name: crash-flow",
+                "    description: crash-quick, then crash-step, which waits for a human when the process dies.",
+                "    type: sequence",
+                "    steps: [crash-quick, crash-step]",
                 "scripts:",
                 "  crash-fixer:",
                 "    turns:",
@@ -201,7 +253,14 @@ class EmbeddedCrashIT {
                 "      - text: \"Outcome: {{result[0]}}\"",
                 "  crash-quick:",
                 "    turns:",
-                "      - text: done"));
+                "      - text: done",
+                "  crash-step:",
+                "    turns:",
+                "      - text: looking first",
+                "        toolCalls:",
+                "          - name: runbook_execute",
+                "            arguments: {runbook: record-effect}",
+                "      - text: \"Flow outcome: {{result[0]}}\""));
         Files.write(file, lines);
         return file;
     }
