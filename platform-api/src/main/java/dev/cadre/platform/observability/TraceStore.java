@@ -80,9 +80,44 @@ public final class TraceStore {
                         s.endNanos(),
                         s.status(),
                         s.statusMessage(),
-                        s.attributes().toString())
+                        storedAttributes(s.attributes(), runId).toString())
                 .update();
     }
+
+    /**
+     * The attributes as stored: without those that repeat what is stored anyway (issue #18, bytes
+     * per run), about a fifth of a span's attribute bytes. Nothing reads them from the store: {@code
+     * cadre.run.id} is the {@code run_id} column; {@code gen_ai.agent.id} and {@code
+     * gen_ai.conversation.id} of an agent's span equal its {@code cadre.session.id} (the trace view
+     * falls back to the conversation id only for spans without a session id, such as model calls,
+     * which keep it); {@code cadre.session.parent_id} is the session of the span's parent. Spans
+     * stored before carry them and read the same. Exporters (OTLP) still get every attribute.
+     */
+    static JsonNode storedAttributes(JsonNode attributes, String runId) {
+        if (!(attributes instanceof tools.jackson.databind.node.ObjectNode all)) {
+            return attributes;
+        }
+        tools.jackson.databind.node.ObjectNode kept = all.deepCopy();
+        if (runId.equals(all.path(RUN_ID).asString(null))) {
+            kept.remove(RUN_ID);
+        }
+        JsonNode session = all.get(SESSION_ID);
+        if (session != null && session.isString()) {
+            for (String same : List.of(AGENT_ID, CONVERSATION_ID)) {
+                if (session.equals(all.get(same))) {
+                    kept.remove(same);
+                }
+            }
+            kept.remove(PARENT_SESSION_ID);
+        }
+        return kept;
+    }
+
+    private static final String RUN_ID = "cadre.run.id";
+    private static final String SESSION_ID = "cadre.session.id";
+    private static final String PARENT_SESSION_ID = "cadre.session.parent_id";
+    private static final String AGENT_ID = "gen_ai.agent.id";
+    private static final String CONVERSATION_ID = "gen_ai.conversation.id";
 
     /** The spans of a run in start order. */
     public List<StoredSpan> spansOfRun(String runId) {

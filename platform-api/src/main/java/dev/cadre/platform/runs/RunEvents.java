@@ -218,25 +218,42 @@ public class RunEvents {
             String type,
             ObjectNode data,
             Instant at) {
-        jdbc.sql("INSERT INTO cadre_run_event (run_id, seq, session_id, parent_session_id, main_stream, type, data, at)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-                .params(runId, seq, sessionId, parentSessionId, mainStream, type, data.toString(), Timestamp.from(at))
+        StoredEventFormat.Stored stored = StoredEventFormat.of(data, runId, seq, type, sessionId, parentSessionId);
+        jdbc.sql("INSERT INTO cadre_run_event (run_id, seq, session_id, parent_session_id, main_stream, type, data,"
+                        + " data_format, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                .params(
+                        runId,
+                        seq,
+                        sessionId,
+                        parentSessionId,
+                        mainStream,
+                        type,
+                        stored.data(),
+                        stored.format(),
+                        Timestamp.from(at))
                 .update();
     }
 
     /** Events after {@code afterSeq}, in order; subagents' events only with {@code includeSubagents}. */
     public List<StoredEvent> since(String runId, long afterSeq, boolean includeSubagents, int limit) {
-        return jdbc.sql(
-                        "SELECT run_id, seq, type, main_stream, data, at FROM cadre_run_event WHERE run_id = ? AND seq > ?"
-                                + (includeSubagents ? "" : " AND main_stream = TRUE")
-                                + " ORDER BY seq LIMIT ?")
+        return jdbc.sql("SELECT run_id, seq, type, main_stream, session_id, parent_session_id, data, data_format, at"
+                        + " FROM cadre_run_event WHERE run_id = ? AND seq > ?"
+                        + (includeSubagents ? "" : " AND main_stream = TRUE")
+                        + " ORDER BY seq LIMIT ?")
                 .params(runId, afterSeq, limit)
                 .query((rs, i) -> new StoredEvent(
                         rs.getString("run_id"),
                         rs.getLong("seq"),
                         rs.getString("type"),
                         rs.getBoolean("main_stream"),
-                        json.readTree(rs.getString("data")),
+                        StoredEventFormat.read(
+                                json.readTree(rs.getString("data")),
+                                rs.getInt("data_format"),
+                                rs.getString("run_id"),
+                                rs.getLong("seq"),
+                                rs.getString("type"),
+                                rs.getString("session_id"),
+                                rs.getString("parent_session_id")),
                         rs.getTimestamp("at").toInstant()))
                 .list();
     }

@@ -193,14 +193,13 @@ public final class RunService {
                 0,
                 maxCost);
         try {
-            store.insert(run);
             SpanContext caller = Span.current().getSpanContext();
-            if (caller.isValid()) {
-                store.setTraceParent(
-                        run.id(),
-                        "00-" + caller.getTraceId() + "-" + caller.getSpanId() + "-"
-                                + caller.getTraceFlags().asHex());
-            }
+            store.insert(
+                    run,
+                    caller.isValid()
+                            ? "00-" + caller.getTraceId() + "-" + caller.getSpanId() + "-"
+                                    + caller.getTraceFlags().asHex()
+                            : null);
         } catch (DuplicateKeyException raced) {
             return replay(
                     store.findByIdempotencyKey(submittedBy, idempotencyKey).orElseThrow(), hash, idempotencyKey);

@@ -80,10 +80,18 @@ public class RunStore implements AgentRunHistory {
     }
 
     public void insert(RunRecord run) {
+        insert(run, null);
+    }
+
+    /**
+     * Inserts a run with its submitter's W3C traceparent (see {@link RunExecutor}), in the insert
+     * rather than an UPDATE after it: one row version fewer per run (issue #18).
+     */
+    public void insert(RunRecord run, @Nullable String traceParent) {
         jdbc.sql(
                         "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
-                                + " trace_id, created_at, updated_at, retry_of, priority, deadline, max_cost)"
-                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                + " trace_id, created_at, updated_at, retry_of, priority, deadline, max_cost, trace_parent)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         run.id(),
                         run.agent(),
@@ -99,7 +107,8 @@ public class RunStore implements AgentRunHistory {
                         run.retryOf(),
                         run.priority(),
                         ts(run.deadline()),
-                        run.maxCost())
+                        run.maxCost(),
+                        traceParent)
                 .update();
     }
 
@@ -383,13 +392,6 @@ public class RunStore implements AgentRunHistory {
     public void incrementResumeCount(String id) {
         jdbc.sql("UPDATE cadre_run SET resume_count = resume_count + 1, updated_at = ? WHERE id = ?")
                 .params(ts(clock.instant()), id)
-                .update();
-    }
-
-    /** Remembers the submitter's W3C traceparent (see {@link RunExecutor}). */
-    public void setTraceParent(String id, String traceParent) {
-        jdbc.sql("UPDATE cadre_run SET trace_parent = ? WHERE id = ?")
-                .params(traceParent, id)
                 .update();
     }
 

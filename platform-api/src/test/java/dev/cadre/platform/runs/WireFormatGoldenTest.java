@@ -71,7 +71,7 @@ class WireFormatGoldenTest {
     @Test
     void everyRunEventType_keepsItsJsonForm() {
         ArrayNode all = PRETTY.createArrayNode();
-        allEventTypes().forEach(e -> all.add(eventJson.toJson(e)));
+        allEventTypes("run-1").forEach(e -> all.add(eventJson.toJson(e)));
 
         assertMatchesGolden("run-events.json", PRETTY.writeValueAsString(all), true);
     }
@@ -109,11 +109,11 @@ class WireFormatGoldenTest {
         assertMatchesGolden("run-events.sse", sse, false);
     }
 
-    /** One event of each type of the sealed {@link AgentEvent}, with fixed ids and times. */
-    private static List<AgentEvent> allEventTypes() {
+    /** One event of each type of the sealed {@link AgentEvent}, with fixed ids (but the run's) and times. */
+    static List<AgentEvent> allEventTypes(String runId) {
         Instant at = Instant.parse("2026-01-02T03:04:05.678Z");
-        EventMeta main = new EventMeta("run-1", "session-1", null, 1, "ops", at);
-        EventMeta child = new EventMeta("run-1", "session-2", "session-1", 1, "worker", at);
+        EventMeta main = new EventMeta(runId, "session-1", null, 1, "ops", at);
+        EventMeta child = new EventMeta(runId, "session-2", "session-1", 1, "worker", at);
         JsonNode args = PRETTY.readTree("{\"service\":\"api\",\"host\":\"web-1\"}");
         TokenUsage usage = new TokenUsage(120, 30);
         Failure failure = new Failure(FailureCategory.EXECUTION_ERROR, "tool_failed", "the tool threw");
@@ -126,7 +126,7 @@ class WireFormatGoldenTest {
                         main,
                         new ApprovalRequest(
                                 ApprovalKind.TOOL_CALL,
-                                "run-1",
+                                runId,
                                 "session-1",
                                 "ops",
                                 "call_1_1",
