@@ -320,19 +320,44 @@ public final class RunExecutor {
                 run.inputTokens(),
                 run.outputTokens(),
                 run.iterations())) {
-            ObjectNode data = JsonNodeFactory.instance.objectNode();
-            data.put("type", "error");
-            data.put("runId", run.id());
-            data.put("status", "failed");
-            EventJson.putFailure(data, failure);
-            events.append(run.id(), "error", true, run.id(), null, data, java.time.Instant.now());
-            approvals.cancelPendingOfRun(run.id(), "run failed: " + failure.message());
-            log.warn("Run {} failed before executing: {}", run.id(), failure.message());
+            failedWithoutExecuting(run, failure);
         }
     }
 
+    /**
+     * What follows a run ended failed without executing here (it could not start, or its deadline
+     * passed while it waited): its error event, its pending approvals dropped, and the listeners told,
+     * so it counts in {@code cadre_runs_total} like any failed run.
+     */
+    void failedWithoutExecuting(RunRecord run, Failure failure) {
+        ObjectNode data = JsonNodeFactory.instance.objectNode();
+        data.put("type", "error");
+        data.put("runId", run.id());
+        data.put("status", "failed");
+        EventJson.putFailure(data, failure);
+        events.append(run.id(), "error", true, run.id(), null, data, java.time.Instant.now());
+        approvals.cancelPendingOfRun(run.id(), "run failed: " + failure.message());
+        log.warn("Run {} failed before executing: {}", run.id(), failure.message());
+        var status = failure.category() == FailureCategory.TIMEOUT_ERROR
+                ? dev.cadre.agent.OutcomeStatus.TIMEOUT
+                : dev.cadre.agent.OutcomeStatus.FAILED;
+        RunOutcome outcome = new RunOutcome.Failed(
+                run.id(),
+                run.id(),
+                run.agent(),
+                status,
+                failure,
+                new dev.cadre.agent.run.AgentWork(
+                        new dev.cadre.agent.TokenUsage(run.inputTokens(), run.outputTokens()),
+                        run.iterations(),
+                        List.of(),
+                        java.time.Duration.ZERO,
+                        List.of()));
+        listeners.forEach(l -> l.finished(run, outcome, RunStatus.FAILED));
+    }
+
     /** Why a run past its deadline failed. */
-    private static Failure deadlineFailure(RunRecord run) {
+    static Failure deadlineFailure(RunRecord run) {
         return new Failure(
                 FailureCategory.TIMEOUT_ERROR,
                 "deadline_exceeded",
