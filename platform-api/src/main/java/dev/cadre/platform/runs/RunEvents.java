@@ -110,6 +110,20 @@ public class RunEvents {
                 event.meta().at());
     }
 
+    /** Stores an agent event with fields the platform adds or replaces (a status event's progress). */
+    public long append(AgentEvent event, ObjectNode added) {
+        ObjectNode data = eventJson.toJson(event);
+        data.setAll(added);
+        return append(
+                event.meta().runId(),
+                event.type(),
+                event.meta().isMainStream(),
+                event.meta().sessionId(),
+                event.meta().parentSessionId(),
+                data,
+                event.meta().at());
+    }
+
     /**
      * Stores an event of a workflow step: the step's own loop is a root loop, so its main-stream
      * events are stored as the children of the run's session {@code runSession} (the workflow).

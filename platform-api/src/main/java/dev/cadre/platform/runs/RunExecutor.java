@@ -150,6 +150,15 @@ public final class RunExecutor {
                 }
                 if (workflow) {
                     events.appendStep(event, runId);
+                } else if (event instanceof AgentEvent.Error err
+                        && err.meta().isMainStream()
+                        && pastDeadline.contains(runId)) {
+                    // Stopped by its deadline watchdog: the run ends failed with deadline_exceeded,
+                    // and its last event says so rather than "cancelled".
+                    ObjectNode added = JsonNodeFactory.instance.objectNode();
+                    added.put("status", "failed");
+                    EventJson.putFailure(added, deadlineFailure(run));
+                    events.append(err, added);
                 } else {
                     events.append(event);
                 }
