@@ -255,6 +255,28 @@ public class RunEvents {
                 .list();
     }
 
+    /**
+     * The progress of a run's newest main-stream status event that carries one (with that event's
+     * message), or null: what {@code GET /runs/{id}} shows of a live run.
+     */
+    public @org.jspecify.annotations.Nullable ObjectNode latestProgress(String runId) {
+        return jdbc
+                .sql("SELECT data FROM cadre_run_event WHERE run_id = ? AND main_stream = TRUE AND type = 'status'"
+                        + " ORDER BY seq DESC LIMIT 5")
+                .param(runId)
+                .query((rs, i) -> json.readTree(rs.getString("data")))
+                .list()
+                .stream()
+                .filter(d -> d.path("progress").isObject())
+                .findFirst()
+                .map(d -> {
+                    ObjectNode p = ((ObjectNode) d.get("progress")).deepCopy();
+                    p.put("message", d.path("message").asString(""));
+                    return p;
+                })
+                .orElse(null);
+    }
+
     /** Follows the live events of a run on this instance; close it when done. */
     public LiveSubscription subscribeLive(String runId) {
         LiveSubscription sub = new LiveSubscription(runId, this);

@@ -140,6 +140,7 @@ public final class RunExecutor {
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
         boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
+        RunProgress progress = new RunProgress(maxIterations(run.agent()));
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
@@ -159,8 +160,15 @@ public final class RunExecutor {
                     added.put("status", "failed");
                     EventJson.putFailure(added, deadlineFailure(run));
                     events.append(err, added);
+                } else if (event instanceof AgentEvent.Status st
+                        && st.meta().isMainStream()
+                        && st.message().startsWith("iteration ")) {
+                    appendIterationProgress(st, progress);
                 } else {
                     events.append(event);
+                    if (event.meta().isMainStream()) {
+                        progressOfDelegations(event, progress);
+                    }
                 }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
@@ -251,6 +259,59 @@ public final class RunExecutor {
             pastDeadline.remove(runId);
             active.remove(runId);
             events.release(runId);
+        }
+    }
+
+    /** The root agent's iteration budget, for progress (0 when the agent is not in the tree). */
+    private int maxIterations(String agent) {
+        try {
+            return runner.tree().contains(agent)
+                    ? runner.tree().spec(agent).budget().maxIterations()
+                    : 0;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** The root loop's "iteration n" status, stored with its progress out of the iteration budget. */
+    private void appendIterationProgress(AgentEvent.Status status, RunProgress progress) {
+        ObjectNode added = JsonNodeFactory.instance.objectNode();
+        ObjectNode p = progress.iteration(status.iteration());
+        added.put("message", RunProgress.message(p));
+        added.set("progress", p);
+        events.append(status, added);
+    }
+
+    /**
+     * Counts the root agent's delegations; when one ends, a status event says how many of those
+     * started are done ({@code 3 of 5 delegations done}) with the fraction.
+     */
+    private void progressOfDelegations(AgentEvent event, RunProgress progress) {
+        switch (event) {
+            case AgentEvent.SubagentStarted e -> progress.delegated();
+            case AgentEvent.SubagentFinished e -> {
+                ObjectNode p = progress.delegationDone();
+                ObjectNode data = JsonNodeFactory.instance.objectNode();
+                data.put("type", "status");
+                data.put("runId", e.meta().runId());
+                data.put("sessionId", e.meta().sessionId());
+                data.putNull("parentSessionId");
+                data.put("agent", e.meta().agent());
+                data.put("at", e.meta().at().toString());
+                data.put("message", RunProgress.message(p));
+                data.set("progress", p);
+                events.append(
+                        e.meta().runId(),
+                        "status",
+                        true,
+                        e.meta().sessionId(),
+                        null,
+                        data,
+                        e.meta().at());
+            }
+            default -> {
+                // other events do not move the count
+            }
         }
     }
 
