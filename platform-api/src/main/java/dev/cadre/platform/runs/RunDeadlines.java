@@ -29,6 +29,9 @@ public final class RunDeadlines implements AutoCloseable {
     private final RunStore store;
     private final RunQueue queue;
     private final RunExecutor executor;
+    /** Runs timed here: the sweep re-enqueues a long-waiting run every few seconds, timed once. */
+    private final java.util.Set<String> timed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(
             Thread.ofVirtual().name("cadre-run-deadlines").factory());
 
@@ -41,13 +44,19 @@ public final class RunDeadlines implements AutoCloseable {
     /** Times a queued run's deadline (nothing when it has none). */
     void watch(RunRecord run) {
         Instant deadline = run.deadline();
-        if (deadline == null) {
+        if (deadline == null || !timed.add(run.id())) {
             return;
         }
         long delay = Math.max(
                 0, Duration.between(Instant.now(), deadline).plus(GRACE).toMillis());
         try {
-            timers.schedule(() -> expire(run.id(), null), delay, TimeUnit.MILLISECONDS);
+            timers.schedule(
+                    () -> {
+                        timed.remove(run.id());
+                        expire(run.id(), null);
+                    },
+                    delay,
+                    TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // Shutting down: the next process's recovery fails it.
         }
