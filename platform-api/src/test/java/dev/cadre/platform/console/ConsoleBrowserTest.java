@@ -497,6 +497,10 @@ class ConsoleBrowserTest {
         go("#/runs/" + runId);
         WebElement card = wait.until(ExpectedConditions.visibilityOfElementLocated(
                 By.cssSelector("#run-approvals article[data-approval='" + approval + "']")));
+        // Waiting for a human in its first iteration: the run shows how far it is.
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-progress"), "iteration 1 of 4"));
+        assertThat(browser.findElement(By.cssSelector("#run-progress progress")).getAttribute("value"))
+                .isEqualTo("0");
         WebElement abort = card.findElement(By.cssSelector("button.abort"));
         assertThat(abort.getText()).isEqualTo("Abort run");
         assertThat(card.findElement(By.cssSelector("button.approve")).isDisplayed())
@@ -527,6 +531,7 @@ class ConsoleBrowserTest {
                         .asString())
                 .isEqualTo("aborted");
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "rejected"));
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("run-progress")));
         shot("aborted-run");
 
         WebElement retry = wait.until(ExpectedConditions.elementToBeClickable(By.id("retry-run")));
