@@ -1,5 +1,6 @@
 // Approvals: the queue of actions waiting for a human, with what/why/confidence/plan and time left;
-// approve (arguments may be edited as JSON, checked here before sending) or reject with a comment.
+// approve (arguments may be edited as JSON, checked here before sending), reject with a comment, or
+// abort the whole run (it ends rejected; asked to confirm first, like cancelling a run).
 import { get, post } from '../api.js';
 import { h, clear, statusBadge, timeTag, errorBox, toast, guard, pretty, every, esc, ago, viewerNote } from '../ui.js';
 
@@ -41,6 +42,7 @@ export function approvalCard(a, ctx, onDone) {
   const comment = h('input', { id: `${uid}-comment`, type: 'text', maxlength: 2000, class: 'comment', placeholder: 'why you decided (kept in the audit log)' });
   const approve = guard(h('button', { type: 'button', class: 'btn ok approve' }, 'Approve'), ctx, 'approve actions');
   const reject = guard(h('button', { type: 'button', class: 'btn danger reject' }, 'Reject'), ctx, 'reject actions');
+  const abort = guard(h('button', { type: 'button', class: 'btn danger abort', title: 'Stop the whole run: it ends rejected' }, 'Abort run'), ctx, 'abort runs');
   const validate = () => {
     const r = checkArguments(args.value);
     argsError.textContent = r.ok ? '' : r.message;
@@ -52,19 +54,21 @@ export function approvalCard(a, ctx, onDone) {
   const decide = async (kind) => {
     const r = validate();
     if (kind === 'approve' && !r.ok) { args.focus(); return; }
-    approve.disabled = reject.disabled = true;
+    if (kind === 'abort' && !confirm(`Abort run ${a.runId} (${a.agent})? The whole run stops and ends rejected.`)) return;
+    approve.disabled = reject.disabled = abort.disabled = true;
     try {
       const body = kind === 'approve' ? { arguments: r.value, comment: comment.value || undefined } : { comment: comment.value || undefined };
       const res = await post(`/api/v1/approvals/${esc(a.id)}/${kind}`, body);
-      toast(`${a.tool} ${res.status}. The run continues.`, 'ok');
+      toast(kind === 'abort' ? `Run ${a.runId} aborted: it ends rejected.` : `${a.tool} ${res.status}. The run continues.`, 'ok');
       onDone?.(res);
     } catch (e) {
       toast(e.human, 'error');
-      approve.disabled = reject.disabled = !ctx.canOperate;
+      approve.disabled = reject.disabled = abort.disabled = !ctx.canOperate;
     }
   };
   approve.addEventListener('click', () => decide('approve'));
   reject.addEventListener('click', () => decide('reject'));
+  abort.addEventListener('click', () => decide('abort'));
 
   return h('article', { class: 'card approval', 'data-approval': a.id, 'aria-labelledby': `${uid}-h` },
     h('div', { class: 'row' },
@@ -87,7 +91,7 @@ export function approvalCard(a, ctx, onDone) {
           h('button', { type: 'button', class: 'btn small', onclick: () => { args.value = pretty(a.arguments); validate(); args.focus(); } }, 'Copy proposed to edit')),
         args, argsError),
       h('div', { class: 'field' }, h('label', { for: `${uid}-comment` }, 'Comment (optional)'), comment),
-      h('div', { class: 'row', style: { marginTop: '.5rem' } }, approve, reject, viewerNote(ctx, 'decide approvals')),
+      h('div', { class: 'row', style: { marginTop: '.5rem' } }, approve, reject, abort, viewerNote(ctx, 'decide approvals')),
     ] : h('p', {}, `Decided by ${a.decidedBy || '—'}`, a.comment ? `: “${a.comment}”` : ''),
     a.status === 'superseded' && a.supersededBy ? h('p', { class: 'muted' }, 'The run asked for another action here after a restart; this decision does not cover it. See approval ', h('code', {}, a.supersededBy), '.') : null);
 }

@@ -29,6 +29,20 @@ export async function render(root, route, ctx) {
   let streamState = 'connecting';
 
   const head = h('div');
+  // Progress where the run knows it: a workflow's steps, an orchestrator's delegations done, or the
+  // agent loop's iteration out of its budget (the latest main-stream status event that carries one).
+  const progressEl = h('div', { class: 'progress', id: 'run-progress', hidden: true });
+  let progress = run.progress || null;
+  const renderProgress = () => {
+    const p = TERMINAL.includes(run.status) ? null : progress;
+    progressEl.hidden = !p;
+    if (!p) return;
+    const pct = p.fraction == null ? null : Math.round(p.fraction * 100);
+    clear(progressEl,
+      h('span', { class: 'progress-text' }, p.message || ''),
+      pct == null ? null : h('progress', { max: 100, value: pct, 'aria-label': `${pct} percent` }),
+      pct == null ? null : h('span', { class: 'muted' }, ` ${pct} %`));
+  };
   const liveEl = h('span', { class: 'live', id: 'stream-state' });
   const approvalsEl = h('div', { class: 'approvals', id: 'run-approvals' });
   const outcomeEl = h('div');
@@ -76,16 +90,32 @@ export async function render(root, route, ctx) {
 
   function renderHead() {
     const terminal = TERMINAL.includes(run.status);
+    if (run.progress) progress = run.progress;
+    renderProgress();
     const cancel = h('button', { type: 'button', class: 'btn danger', id: 'cancel-run', disabled: terminal }, 'Cancel run');
     guard(cancel, ctx, 'cancel runs');
     cancel.addEventListener('click', async () => {
       if (!confirm(`Cancel run ${run.id} (${run.agent})?`)) return;
       try { run = await post(`/api/v1/runs/${esc(run.id)}/cancel`); toast('Cancel requested', 'ok'); renderHead(); } catch (e) { toast(e.human, 'error'); }
     });
+    // A run that did not complete can be started again: a new run, same agent and input, linked to this one.
+    const retryable = ['failed', 'canceled', 'rejected'].includes(run.status);
+    const retry = h('button', { type: 'button', class: 'btn', id: 'retry-run' }, 'Retry run');
+    guard(retry, ctx, 'retry runs');
+    retry.addEventListener('click', async () => {
+      if (!confirm(`Start run ${run.agent} again with the same input (a new run, linked to ${run.id})?`)) return;
+      try {
+        const next = await post(`/api/v1/runs/${esc(run.id)}/retry`);
+        toast(`Retry started: ${next.id}`, 'ok');
+        location.hash = `#/runs/${next.id}`;
+      } catch (e) { toast(e.human, 'error'); }
+    });
     clear(head,
       h('div', { class: 'run-head' },
         h('h1', {}, `${run.agent}`), h('span', { id: 'run-status' }, statusBadge(run.status)), categoryBadge(run.error?.category),
-        h('span', { class: 'muted mono' }, run.id), h('span', { class: 'spacer' }), terminal ? null : cancel),
+        h('span', { class: 'muted mono' }, run.id), h('span', { class: 'spacer' }), terminal ? null : cancel, retryable ? retry : null),
+      run.retryOf ? h('p', { class: 'muted' }, 'Retry of ', h('a', { href: `#/runs/${esc(run.retryOf)}` }, run.retryOf)) : null,
+      progressEl,
       h('div', { class: 'facts' },
         fact('Duration', fmtDuration(run.durationMs) + (terminal ? '' : ' …')),
         fact('Tokens in / out', `${fmtNum(run.usage.inputTokens)} / ${fmtNum(run.usage.outputTokens)}`),
@@ -241,6 +271,10 @@ export async function render(root, route, ctx) {
   }
 
   function onEvent(e) {
+    if (e.type === 'status' && !e.parentSessionId && e.progress) {
+      progress = { ...e.progress, message: e.message };
+      renderProgress();
+    }
     if (e.type === 'text_delta' && !e.parentSessionId) {
       if (e.partial) { liveTurn += e.text || ''; renderLiveText(); return; }
       liveTurns.push(e.text || ''); liveTurn = ''; renderLiveText();

@@ -265,6 +265,45 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
                         entryId);
     }
 
+    /**
+     * Takes a run that ended while it waited (its deadline passed) out of the streams: its entries
+     * are acknowledged and deleted, so no instance reads or claims it later. Every priority's stream
+     * is searched (a resumed run may have been re-enqueued under another); each holds only runs not
+     * yet acknowledged, so the scan is as long as the queue. An entry an instance has already read
+     * is acknowledged too: that instance finds the run ended and does not execute it.
+     */
+    @Override
+    public boolean remove(String runId, int priority) {
+        long removed = 0;
+        try {
+            for (int p : PRIORITIES) {
+                Long n = commands.sync()
+                        .eval(
+                                "local n = 0"
+                                        + " for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do"
+                                        + "  local f = e[2]"
+                                        + "  for i = 1, #f, 2 do"
+                                        + "   if f[i] == ARGV[2] and f[i + 1] == ARGV[3] then"
+                                        + "    redis.call('XACK', KEYS[1], ARGV[1], e[1])"
+                                        + "    redis.call('XDEL', KEYS[1], e[1])"
+                                        + "    n = n + 1"
+                                        + "   end"
+                                        + "  end"
+                                        + " end return n",
+                                io.lettuce.core.ScriptOutputType.INTEGER,
+                                new String[] {streamOf(p)},
+                                group,
+                                FIELD,
+                                runId);
+                removed += n == null ? 0 : n;
+            }
+        } catch (RuntimeException e) {
+            // Left in the stream: whoever reads it finds the run ended and only acknowledges it.
+            log.debug("Could not remove run {} from the queue: {}", runId, e.getMessage());
+        }
+        return removed > 0;
+    }
+
     /** Entries in the run streams (every priority): runs enqueued and not yet acknowledged. */
     public long streamLength() {
         return PRIORITIES.stream()

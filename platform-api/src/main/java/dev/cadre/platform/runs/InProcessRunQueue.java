@@ -19,7 +19,6 @@ public final class InProcessRunQueue implements RunQueue, AutoCloseable {
     private final BiConsumer<String, ExecutionSlots.Slot> executor;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("cadre-run-slot-", 0).factory());
-    private final AtomicInteger waiting = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
     // A run is queued here at most once, however often recovery or a client hands it in.
     private final java.util.Set<String> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -55,45 +54,48 @@ public final class InProcessRunQueue implements RunQueue, AutoCloseable {
         if (!pending.add(runId)) {
             return;
         }
-        waiting.incrementAndGet();
         byPriority.add(new Waiting(runId, priority, arrivals.incrementAndGet()));
         threads.execute(() -> {
             ExecutionSlots.Slot slot = null;
-            String taken = null;
+            Waiting next = null;
             try {
                 slot = slots.acquire();
-                Waiting next = byPriority.poll();
+                // Null when the entry was removed (its run ended while waiting): the slot goes back.
+                next = byPriority.poll();
                 if (next == null) {
-                    return; // cannot happen: every waiting thread has its entry
+                    return;
                 }
-                taken = next.runId();
-                waiting.decrementAndGet();
                 running.incrementAndGet();
-                executor.accept(taken, slot);
+                executor.accept(next.runId(), slot);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
-                log.error("Run {} could not be executed", taken, e);
+                log.error("Run {} could not be executed", next == null ? null : next.runId(), e);
             } finally {
-                if (taken != null) {
-                    pending.remove(taken);
-                }
-                if (slot != null && taken != null) {
+                if (next != null) {
+                    pending.remove(next.runId());
                     running.decrementAndGet();
+                }
+                if (slot != null) {
                     slot.close();
-                } else {
-                    if (slot != null) {
-                        slot.close();
-                    }
-                    waiting.decrementAndGet();
                 }
             }
         });
     }
 
+    /** Removes a waiting run's entry; the thread that would have taken it finds one entry fewer. */
+    @Override
+    public boolean remove(String runId, int priority) {
+        boolean removed = byPriority.removeIf(w -> w.runId().equals(runId));
+        if (removed) {
+            pending.remove(runId);
+        }
+        return removed;
+    }
+
     @Override
     public int queued() {
-        return waiting.get();
+        return byPriority.size();
     }
 
     @Override

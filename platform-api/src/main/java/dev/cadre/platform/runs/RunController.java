@@ -47,13 +47,16 @@ class RunController {
     private final String currency;
     private final JsonMapper json;
     private final SecretRedactor redactor;
+    private final RunEvents events;
 
     RunController(
             RunService runs,
             RunEventStreams streams,
             JsonMapper json,
             SecretRedactor redactor,
+            RunEvents events,
             @org.springframework.beans.factory.annotation.Value("${cadre.models.currency:USD}") String currency) {
+        this.events = events;
         this.currency = currency;
         this.runs = runs;
         this.streams = streams;
@@ -112,7 +115,13 @@ class RunController {
             Map<String, String> links,
             @Nullable String retryOf,
             String priority,
-            @Nullable Instant deadline) {}
+            @Nullable Instant deadline,
+
+            @Schema(
+                    description = "Of a live run, where it stands if known (its newest status event's progress:"
+                            + " unit, step, of, fraction, message); null otherwise and in lists")
+            @Nullable
+            JsonNode progress) {}
 
     /**
      * A page of runs, newest first. {@code nextCursor}: pass it as {@code cursor} for the next
@@ -187,7 +196,9 @@ class RunController {
     @Operation(summary = "Get a run")
     @GetMapping("/{id}")
     RunView get(@PathVariable String id) {
-        return view(runs.get(id));
+        RunRecord run = runs.get(id);
+        // One indexed read, for this one run only (lists leave it out).
+        return view(run, run.status().terminal() ? null : events.latestProgress(id));
     }
 
     @Operation(summary = "List runs, newest first")
@@ -281,6 +292,10 @@ class RunController {
      * redaction as events and spans, so the record is no side door for a secret a run saw.
      */
     RunView view(RunRecord r) {
+        return view(r, null);
+    }
+
+    private RunView view(RunRecord r, @Nullable JsonNode progress) {
         String self = "/api/v1/runs/" + r.id();
         Long duration = r.startedAt() == null
                 ? null
@@ -320,6 +335,7 @@ class RunController {
                         "approvals", "/api/v1/approvals?runId=" + r.id()),
                 r.retryOf(),
                 RunService.Envelope.priorityName(r.priority()),
-                r.deadline());
+                r.deadline(),
+                progress);
     }
 }

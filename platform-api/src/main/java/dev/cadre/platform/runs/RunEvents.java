@@ -110,6 +110,20 @@ public class RunEvents {
                 event.meta().at());
     }
 
+    /** Stores an agent event with fields the platform adds or replaces (a status event's progress). */
+    public long append(AgentEvent event, ObjectNode added) {
+        ObjectNode data = eventJson.toJson(event);
+        data.setAll(added);
+        return append(
+                event.meta().runId(),
+                event.type(),
+                event.meta().isMainStream(),
+                event.meta().sessionId(),
+                event.meta().parentSessionId(),
+                data,
+                event.meta().at());
+    }
+
     /**
      * Stores an event of a workflow step: the step's own loop is a root loop, so its main-stream
      * events are stored as the children of the run's session {@code runSession} (the workflow).
@@ -256,6 +270,28 @@ public class RunEvents {
                                 rs.getString("parent_session_id")),
                         rs.getTimestamp("at").toInstant()))
                 .list();
+    }
+
+    /**
+     * The progress of a run's newest main-stream status event that carries one (with that event's
+     * message), or null: what {@code GET /runs/{id}} shows of a live run.
+     */
+    public @org.jspecify.annotations.Nullable ObjectNode latestProgress(String runId) {
+        return jdbc
+                .sql("SELECT data FROM cadre_run_event WHERE run_id = ? AND main_stream = TRUE AND type = 'status'"
+                        + " ORDER BY seq DESC LIMIT 5")
+                .param(runId)
+                .query((rs, i) -> json.readTree(rs.getString("data")))
+                .list()
+                .stream()
+                .filter(d -> d.path("progress").isObject())
+                .findFirst()
+                .map(d -> {
+                    ObjectNode p = ((ObjectNode) d.get("progress")).deepCopy();
+                    p.put("message", d.path("message").asString(""));
+                    return p;
+                })
+                .orElse(null);
     }
 
     /** Follows the live events of a run on this instance; close it when done. */

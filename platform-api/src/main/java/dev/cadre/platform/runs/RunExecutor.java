@@ -140,6 +140,7 @@ public final class RunExecutor {
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
         boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
+        RunProgress progress = new RunProgress(maxIterations(run.agent()));
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
@@ -150,8 +151,24 @@ public final class RunExecutor {
                 }
                 if (workflow) {
                     events.appendStep(event, runId);
+                } else if (event instanceof AgentEvent.Error err
+                        && err.meta().isMainStream()
+                        && pastDeadline.contains(runId)) {
+                    // Stopped by its deadline watchdog: the run ends failed with deadline_exceeded,
+                    // and its last event says so rather than "cancelled".
+                    ObjectNode added = JsonNodeFactory.instance.objectNode();
+                    added.put("status", "failed");
+                    EventJson.putFailure(added, deadlineFailure(run));
+                    events.append(err, added);
+                } else if (event instanceof AgentEvent.Status st
+                        && st.meta().isMainStream()
+                        && st.message().startsWith("iteration ")) {
+                    appendIterationProgress(st, progress);
                 } else {
                     events.append(event);
+                    if (event.meta().isMainStream()) {
+                        progressOfDelegations(event, progress);
+                    }
                 }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
@@ -245,6 +262,59 @@ public final class RunExecutor {
         }
     }
 
+    /** The root agent's iteration budget, for progress (0 when the agent is not in the tree). */
+    private int maxIterations(String agent) {
+        try {
+            return runner.tree().contains(agent)
+                    ? runner.tree().spec(agent).budget().maxIterations()
+                    : 0;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** The root loop's "iteration n" status, stored with its progress out of the iteration budget. */
+    private void appendIterationProgress(AgentEvent.Status status, RunProgress progress) {
+        ObjectNode added = JsonNodeFactory.instance.objectNode();
+        ObjectNode p = progress.iteration(status.iteration());
+        added.put("message", RunProgress.message(p));
+        added.set("progress", p);
+        events.append(status, added);
+    }
+
+    /**
+     * Counts the root agent's delegations; when one ends, a status event says how many of those
+     * started are done ({@code 3 of 5 delegations done}) with the fraction.
+     */
+    private void progressOfDelegations(AgentEvent event, RunProgress progress) {
+        switch (event) {
+            case AgentEvent.SubagentStarted e -> progress.delegated();
+            case AgentEvent.SubagentFinished e -> {
+                ObjectNode p = progress.delegationDone();
+                ObjectNode data = JsonNodeFactory.instance.objectNode();
+                data.put("type", "status");
+                data.put("runId", e.meta().runId());
+                data.put("sessionId", e.meta().sessionId());
+                data.putNull("parentSessionId");
+                data.put("agent", e.meta().agent());
+                data.put("at", e.meta().at().toString());
+                data.put("message", RunProgress.message(p));
+                data.set("progress", p);
+                events.append(
+                        e.meta().runId(),
+                        "status",
+                        true,
+                        e.meta().sessionId(),
+                        null,
+                        data,
+                        e.meta().at());
+            }
+            default -> {
+                // other events do not move the count
+            }
+        }
+    }
+
     /** The submitter's trace context, so the run's spans continue the caller's trace. */
     private Context callerContext(String runId) {
         return store.traceParent(runId)
@@ -320,19 +390,44 @@ public final class RunExecutor {
                 run.inputTokens(),
                 run.outputTokens(),
                 run.iterations())) {
-            ObjectNode data = JsonNodeFactory.instance.objectNode();
-            data.put("type", "error");
-            data.put("runId", run.id());
-            data.put("status", "failed");
-            EventJson.putFailure(data, failure);
-            events.append(run.id(), "error", true, run.id(), null, data, java.time.Instant.now());
-            approvals.cancelPendingOfRun(run.id(), "run failed: " + failure.message());
-            log.warn("Run {} failed before executing: {}", run.id(), failure.message());
+            failedWithoutExecuting(run, failure);
         }
     }
 
+    /**
+     * What follows a run ended failed without executing here (it could not start, or its deadline
+     * passed while it waited): its error event, its pending approvals dropped, and the listeners told,
+     * so it counts in {@code cadre_runs_total} like any failed run.
+     */
+    void failedWithoutExecuting(RunRecord run, Failure failure) {
+        ObjectNode data = JsonNodeFactory.instance.objectNode();
+        data.put("type", "error");
+        data.put("runId", run.id());
+        data.put("status", "failed");
+        EventJson.putFailure(data, failure);
+        events.append(run.id(), "error", true, run.id(), null, data, java.time.Instant.now());
+        approvals.cancelPendingOfRun(run.id(), "run failed: " + failure.message());
+        log.warn("Run {} failed before executing: {}", run.id(), failure.message());
+        var status = failure.category() == FailureCategory.TIMEOUT_ERROR
+                ? dev.cadre.agent.OutcomeStatus.TIMEOUT
+                : dev.cadre.agent.OutcomeStatus.FAILED;
+        RunOutcome outcome = new RunOutcome.Failed(
+                run.id(),
+                run.id(),
+                run.agent(),
+                status,
+                failure,
+                new dev.cadre.agent.run.AgentWork(
+                        new dev.cadre.agent.TokenUsage(run.inputTokens(), run.outputTokens()),
+                        run.iterations(),
+                        List.of(),
+                        java.time.Duration.ZERO,
+                        List.of()));
+        listeners.forEach(l -> l.finished(run, outcome, RunStatus.FAILED));
+    }
+
     /** Why a run past its deadline failed. */
-    private static Failure deadlineFailure(RunRecord run) {
+    static Failure deadlineFailure(RunRecord run) {
         return new Failure(
                 FailureCategory.TIMEOUT_ERROR,
                 "deadline_exceeded",

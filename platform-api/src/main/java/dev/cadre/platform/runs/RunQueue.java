@@ -17,6 +17,15 @@ public interface RunQueue {
         enqueue(runId);
     }
 
+    /**
+     * Takes a run that ended while it waited (its deadline passed) out of the queue, so no executor
+     * picks it up later; false when this queue did not hold it. An entry already taken is harmless:
+     * the executor does not run an ended run.
+     */
+    default boolean remove(String runId, int priority) {
+        return false;
+    }
+
     /** Runs waiting for an execution slot on this instance. */
     int queued();
 

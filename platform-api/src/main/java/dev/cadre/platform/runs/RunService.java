@@ -40,6 +40,7 @@ public final class RunService {
     private final Clock clock;
     private final TimeOrderedIds ids;
     private final int maxResumes;
+    private final RunDeadlines deadlines;
 
     public RunService(
             RunStore store,
@@ -49,7 +50,9 @@ public final class RunService {
             ApprovalService approvals,
             AuditLog audit,
             Clock clock,
-            int maxResumes) {
+            int maxResumes,
+            RunDeadlines deadlines) {
+        this.deadlines = deadlines;
         this.store = store;
         this.queue = queue;
         this.executor = executor;
@@ -205,6 +208,7 @@ public final class RunService {
                     store.findByIdempotencyKey(submittedBy, idempotencyKey).orElseThrow(), hash, idempotencyKey);
         }
         queue.enqueue(run.id(), run.priority());
+        deadlines.watch(run);
         // Every entry point (REST, A2A, Alertmanager) submits here: one place audits them all.
         audit.record(submittedBy, "run.submit", run.id(), "agent=" + agent);
         return new Submitted(run, true);
@@ -319,6 +323,11 @@ public final class RunService {
             if (run == null || run.status().terminal()) {
                 continue;
             }
+            if (run.deadline() != null && !run.deadline().isAfter(clock.instant())) {
+                // Past its deadline while nobody executed it (down, or queued): failed, not executed.
+                deadlines.expire(run.id(), startup ? executor.instanceId() : null);
+                continue;
+            }
             if (!catalog.runnable(run.agent())) {
                 executor.fail(
                         run,
@@ -348,6 +357,7 @@ public final class RunService {
                         run.checkpoint() == null ? "the start" : "its last checkpoint");
             }
             queue.enqueue(run.id(), run.priority());
+            deadlines.watch(run);
             n++;
         }
         return n;

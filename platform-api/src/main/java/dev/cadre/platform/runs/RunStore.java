@@ -252,10 +252,82 @@ public class RunStore implements AgentRunHistory {
             long inputTokens,
             long outputTokens,
             int iterations) {
+        return finishGuarded(
+                lease == null ? "" : " AND owner = ? AND lease_version = ?",
+                lease == null ? List.of() : List.<Object>of(lease.owner(), lease.version()),
+                id,
+                status,
+                result,
+                failureCategory,
+                failureCode,
+                failureMessage,
+                subagentsJson,
+                toolsCalledJson,
+                inputTokens,
+                outputTokens,
+                iterations);
+    }
+
+    /**
+     * Ends a live run past its deadline that nobody executes — no live lease, or only {@code
+     * staleOwner}'s (this instance's previous process, at start-up) — as failed with this failure.
+     * One guarded UPDATE: of several instances trying, one succeeds; a run whose executor took its
+     * lease first is left to that executor (which fails it on the deadline itself).
+     */
+    public boolean expire(
+            RunRecord run,
+            @Nullable String staleOwner,
+            String failureCategory,
+            String failureCode,
+            String failureMessage) {
+        Instant now = clock.instant();
+        return finishGuarded(
+                " AND deadline IS NOT NULL AND deadline <= ?"
+                        + " AND (lease_until IS NULL OR lease_until < ? OR owner = ?)",
+                List.<Object>of(ts(now), ts(now), staleOwner == null ? "" : staleOwner),
+                run.id(),
+                RunStatus.FAILED,
+                null,
+                failureCategory,
+                failureCode,
+                failureMessage,
+                null,
+                null,
+                run.inputTokens(),
+                run.outputTokens(),
+                run.iterations());
+    }
+
+    /** Live runs past their deadline that nobody holds a live lease on (queued, or their executor died). */
+    public List<String> pastDeadline(int limit) {
+        Instant now = clock.instant();
+        return jdbc.sql("SELECT id FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
+                        + " AND deadline IS NOT NULL AND deadline <= ? AND (lease_until IS NULL OR lease_until < ?)"
+                        + " ORDER BY deadline LIMIT ?")
+                .params(ts(now), ts(now), limit)
+                .query(String.class)
+                .list();
+    }
+
+    private boolean finishGuarded(
+            String guard,
+            List<Object> guardParams,
+            String id,
+            RunStatus status,
+            @Nullable String result,
+            @Nullable String failureCategory,
+            @Nullable String failureCode,
+            @Nullable String failureMessage,
+            @Nullable String subagentsJson,
+            @Nullable String toolsCalledJson,
+            long inputTokens,
+            long outputTokens,
+            int iterations) {
         // The terminal update matches a run once; its rollup increment commits or fails with it.
         return Boolean.TRUE.equals(transactions.execute(tx -> {
             boolean ended = finishRow(
-                    lease,
+                    guard,
+                    guardParams,
                     id,
                     status,
                     result,
@@ -282,7 +354,8 @@ public class RunStore implements AgentRunHistory {
     }
 
     private boolean finishRow(
-            @Nullable Lease lease,
+            String guard,
+            List<Object> guardParams,
             String id,
             RunStatus status,
             @Nullable String result,
@@ -300,7 +373,7 @@ public class RunStore implements AgentRunHistory {
                                 + " iterations = ?, finished_at = ?, updated_at = ?"
                                 + (status.terminal() ? ", checkpoint = NULL" : "")
                                 + " WHERE id = ? AND status IN ('submitted', 'working', 'input-required')"
-                                + (lease == null ? "" : " AND owner = ? AND lease_version = ?"))
+                                + guard)
                         .params(
                                 status.wire(),
                                 result,
@@ -315,7 +388,7 @@ public class RunStore implements AgentRunHistory {
                                 ts(now),
                                 ts(now),
                                 id)
-                        .params(lease == null ? List.of() : List.of(lease.owner(), lease.version()))
+                        .params(guardParams)
                         .update()
                 == 1;
     }

@@ -154,8 +154,14 @@ class RunsConfiguration {
             ApprovalService approvals,
             AuditLog audit,
             Clock clock,
-            @Value("${cadre.runs.max-resumes:3}") int maxResumes) {
-        return new RunService(store, queue, executor, catalog, approvals, audit, clock, maxResumes);
+            @Value("${cadre.runs.max-resumes:3}") int maxResumes,
+            RunDeadlines deadlines) {
+        return new RunService(store, queue, executor, catalog, approvals, audit, clock, maxResumes, deadlines);
+    }
+
+    @Bean(destroyMethod = "close")
+    RunDeadlines runDeadlines(RunStore store, RunQueue queue, RunExecutor executor) {
+        return new RunDeadlines(store, queue, executor);
     }
 
     @Bean
@@ -165,7 +171,10 @@ class RunsConfiguration {
 
     @Bean
     RunMaintenance runMaintenance(
-            RunService runs, RunExecutor executor, @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl) {
-        return new RunMaintenance(runs, executor, leaseTtl);
+            RunService runs,
+            RunExecutor executor,
+            RunDeadlines deadlines,
+            @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl) {
+        return new RunMaintenance(runs, executor, deadlines, leaseTtl);
     }
 }

@@ -152,6 +152,42 @@ class RedisRunQueueTest {
         assertThat(executed).containsExactly("blocker", "urgent", "high-1", "high-2", "normal-1", "normal-2", "low");
     }
 
+    /**
+     * A run removed while it waits in Redis (its deadline passed) leaves its stream and is never read
+     * by an instance; the runs around it still are.
+     */
+    @Test
+    void aRemovedRun_leavesItsStream_andIsNeverExecuted() throws Exception {
+        startProxy(); // tearDown closes it
+        client = RedisClient.create(redis.uri());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> executed = new CopyOnWriteArrayList<>();
+        queue = new RedisRunQueue(client, prefix, "c1", new ExecutionSlots(1), Duration.ofMinutes(5), (id, slot) -> {
+            executed.add(id);
+            if (id.equals("blocker")) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        queue.enqueue("blocker", 0);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("blocker"));
+        queue.enqueue("expired", 1);
+        queue.enqueue("next", 0);
+        assertThat(queue.streamLength()).isEqualTo(3);
+
+        assertThat(queue.remove("expired", 1)).isTrue();
+        assertThat(queue.remove("expired", 1)).isFalse();
+        assertThat(queue.streamLength()).isEqualTo(2);
+        release.countDown();
+
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> executed.contains("next"));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.streamLength() == 0);
+        assertThat(executed).containsExactly("blocker", "next");
+    }
+
     /** Forwards to the real Redis until {@link #blackHole} is set; then requests go nowhere. */
     private void startProxy() throws IOException {
         proxy = new ServerSocket(0);

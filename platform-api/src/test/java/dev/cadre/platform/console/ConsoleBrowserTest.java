@@ -483,6 +483,72 @@ class ConsoleBrowserTest {
         return ((JavascriptExecutor) browser).executeScript(script, args);
     }
 
+    /**
+     * Abort next to Approve and Reject on the run page: after a confirmation it ends the whole run
+     * rejected; the ended run then offers Retry, which starts a new run linked to it and opens it.
+     */
+    @Test
+    @Order(9)
+    void abortAPendingApprovalFromTheRunPage_seeTheRunEndRejected_andRetryIt() {
+        ensureLoggedIn();
+        String runId = submit("fixer", "restart the api, then think better of it");
+        String approval = awaitPendingApproval(runId).get("id").asString();
+
+        go("#/runs/" + runId);
+        WebElement card = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("#run-approvals article[data-approval='" + approval + "']")));
+        // Waiting for a human in its first iteration: the run shows how far it is.
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-progress"), "iteration 1 of 4"));
+        assertThat(browser.findElement(By.cssSelector("#run-progress progress")).getAttribute("value"))
+                .isEqualTo("0");
+        WebElement abort = card.findElement(By.cssSelector("button.abort"));
+        assertThat(abort.getText()).isEqualTo("Abort run");
+        assertThat(card.findElement(By.cssSelector("button.approve")).isDisplayed())
+                .isTrue();
+        assertThat(card.findElement(By.cssSelector("button.reject")).isDisplayed())
+                .isTrue();
+        card.findElement(By.cssSelector("input.comment")).sendKeys("wrong service, stop everything");
+
+        // Dismissed, nothing happens.
+        abort.click();
+        wait.until(ExpectedConditions.alertIsPresent()).dismiss();
+        assertThat(api.get("/api/v1/approvals/" + approval, Api.ADMIN_KEY)
+                        .json()
+                        .get("status")
+                        .asString())
+                .isEqualTo("pending");
+
+        abort.click();
+        var confirm = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(confirm.getText()).contains(runId).contains("rejected");
+        confirm.accept();
+
+        JsonNode end = awaitEnd(runId);
+        assertThat(end.get("status").asString()).isEqualTo("rejected");
+        assertThat(api.get("/api/v1/approvals/" + approval, Api.ADMIN_KEY)
+                        .json()
+                        .get("status")
+                        .asString())
+                .isEqualTo("aborted");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "rejected"));
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("run-progress")));
+        shot("aborted-run");
+
+        WebElement retry = wait.until(ExpectedConditions.elementToBeClickable(By.id("retry-run")));
+        retry.click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> !d.getCurrentUrl().endsWith("#/runs/" + runId)
+                && d.getCurrentUrl().contains("#/runs/run_"));
+        String retried =
+                browser.getCurrentUrl().substring(browser.getCurrentUrl().indexOf("#/runs/") + 7);
+        JsonNode retriedRun = api.get("/api/v1/runs/" + retried, Api.ADMIN_KEY).json();
+        assertThat(retriedRun.get("retryOf").asString()).isEqualTo(runId);
+        assertThat(retriedRun.get("agent").asString()).isEqualTo("fixer");
+        String next = awaitPendingApproval(retried).get("id").asString();
+        api.post("/api/v1/approvals/" + next + "/reject", Api.ADMIN_KEY, "{\"comment\":\"test cleanup\"}");
+        awaitEnd(retried);
+    }
+
     private void open(String path) {
         browser.get("http://127.0.0.1:" + port + path);
     }

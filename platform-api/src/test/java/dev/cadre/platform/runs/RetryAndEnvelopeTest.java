@@ -79,6 +79,11 @@ class RetryAndEnvelopeTest {
         assertThat(end.get("status").asString()).as(end.toString()).isEqualTo("failed");
         assertThat(end.get("error").get("category").asString()).isEqualTo("TIMEOUT_ERROR");
         assertThat(end.get("error").get("code").asString()).isEqualTo("deadline_exceeded");
+        // It was executing (its slot was free) when the deadline passed: its watchdog stopped it.
+        var events = Sse.parse(api.get("/api/v1/runs/" + end.get("id").asString() + "/events", Api.ADMIN_KEY)
+                .body());
+        assertThat(events).extracting(Sse.Event::name).startsWith("run_started").endsWith("error");
+        assertThat(events.getLast().data().get("error").get("code").asString()).isEqualTo("deadline_exceeded");
     }
 
     @Test

@@ -41,4 +41,37 @@ class RunQueuePriorityTest {
             assertThat(order).containsExactly("blocker", "urgent", "high-1", "high-2", "normal-1", "normal-2", "low");
         }
     }
+
+    /** A run removed while it waits (its deadline passed) is never executed; the others still are. */
+    @Test
+    void aRemovedRun_isNeverExecuted_andItsSlotGoesToTheNext() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> order = new CopyOnWriteArrayList<>();
+        try (InProcessRunQueue queue = new InProcessRunQueue(new ExecutionSlots(1), (id, slot) -> {
+            order.add(id);
+            if (id.equals("blocker")) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        })) {
+            queue.enqueue("blocker", 0);
+            Await.until("the blocker to hold the only slot", () -> order, o -> o.contains("blocker"));
+            queue.enqueue("expired", 1);
+            queue.enqueue("next", 0);
+            Await.until("both runs to wait", queue::queued, n -> n == 2);
+
+            assertThat(queue.remove("expired", 1)).isTrue();
+            assertThat(queue.remove("expired", 1)).isFalse();
+            assertThat(queue.queued()).isEqualTo(1);
+            release.countDown();
+
+            Await.until("the next run to execute", () -> order, o -> o.contains("next"));
+            Await.until("no run to execute any more", queue::executing, n -> n == 0);
+            assertThat(order).containsExactly("blocker", "next");
+            assertThat(queue.queued()).isZero();
+        }
+    }
 }
