@@ -125,7 +125,7 @@ public final class WorkflowRuns {
                 ? run.input()
                 : run.input() + "\n\nContext:\n" + run.context();
         CompletableFuture<RunOutcome> outcome = new CompletableFuture<>();
-        Execution execution = new Execution(run.id(), declared, input, stored, checkpoints);
+        Execution execution = new Execution(run, declared, input, stored, checkpoints);
         Thread thread = Thread.ofVirtual()
                 .name("cadre-workflow-" + run.id())
                 .unstarted(() -> outcome.complete(execution.run(caller, observer, run.checkpoint() != null)));
@@ -149,6 +149,7 @@ public final class WorkflowRuns {
     }
 
     private final class Execution {
+        private final RunRecord run;
         private final String runId;
         private final DeclaredWorkflow declared;
         private final String input;
@@ -162,8 +163,9 @@ public final class WorkflowRuns {
         private final AtomicInteger ended = new AtomicInteger();
         private final AtomicLong sequence = new AtomicLong();
 
-        Execution(String runId, DeclaredWorkflow declared, String input, Stored stored, Checkpointer checkpoints) {
-            this.runId = runId;
+        Execution(RunRecord run, DeclaredWorkflow declared, String input, Stored stored, Checkpointer checkpoints) {
+            this.run = run;
+            this.runId = run.id();
             this.declared = declared;
             this.input = input;
             this.finished = new ConcurrentHashMap<>(stored.finished());
@@ -237,7 +239,11 @@ public final class WorkflowRuns {
                 failure = out.failure();
             } catch (InterruptedException e) {
                 out = null;
-                failure = FailureCode.CANCELLED.failure("run cancelled by request");
+                // The executor's deadline watchdog stops a run the same way a cancel does; the
+                // run's last event must then say why (deadline_exceeded), as a plain run's does.
+                failure = run.deadline() != null && !Instant.now().isBefore(run.deadline())
+                        ? RunExecutor.deadlineFailure(run)
+                        : FailureCode.CANCELLED.failure("run cancelled by request");
             } catch (RuntimeException e) {
                 out = null;
                 failure = new Failure(

@@ -87,6 +87,33 @@ class RetryAndEnvelopeTest {
     }
 
     @Test
+    void aWorkflowRunPastItsDeadline_endsFailed_andItsLastEventSaysDeadlineExceeded() {
+        Api api = new Api(port);
+        var r = api.post(
+                "/api/v1/runs",
+                Api.ADMIN_KEY,
+                Api.json(Map.of(
+                        "workflow",
+                        "wf-late",
+                        "input",
+                        "take your time",
+                        "deadline",
+                        Instant.now().plusSeconds(2).toString())));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+
+        JsonNode end = api.awaitRunEnd(r.json().get("id").asString());
+        assertThat(end.get("status").asString()).as(end.toString()).isEqualTo("failed");
+        assertThat(end.get("error").get("code").asString()).isEqualTo("deadline_exceeded");
+        // The workflow writes its own last event: it must say why, not "cancelled".
+        var events = Sse.parse(api.get("/api/v1/runs/" + end.get("id").asString() + "/events", Api.ADMIN_KEY)
+                .body());
+        assertThat(events).extracting(Sse.Event::name).startsWith("run_started").endsWith("error");
+        assertThat(events.getLast().data().get("error").get("category").asString())
+                .isEqualTo("TIMEOUT_ERROR");
+        assertThat(events.getLast().data().get("error").get("code").asString()).isEqualTo("deadline_exceeded");
+    }
+
+    @Test
     void badPriorityOrAPastDeadline_isRefusedNamingTheField() {
         Api api = new Api(port);
         var priority = api.post(
