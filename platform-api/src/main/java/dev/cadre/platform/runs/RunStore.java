@@ -677,6 +677,25 @@ public class RunStore implements AgentRunHistory {
         return size.bytes();
     }
 
+    /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    public void reclaimSpace() {
+        size.whereMeasurable(() ->
+                jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());
+    }
+
+    /**
+     * Retention: removes the run statistics' hourly rollup rows of hours before {@code before}
+     * (the all-time per-agent outcomes stay); returns how many rows went.
+     */
+    public long trimRollups(Instant before) {
+        return rollups.trimBefore(before);
+    }
+
+    /** How many runs are stored (any status): one count of the primary key, for the storage budget. */
+    public long storedRuns() {
+        return jdbc.sql("SELECT COUNT(*) FROM cadre_run").query(Long.class).single();
+    }
+
     /**
      * Work the owner of a table does right after Flyway migrated (here, and for the model rollup in
      * {@code TraceStore}; nested in a table owner because it hands out Flyway's connection), on Flyway's connection and in one
