@@ -54,8 +54,8 @@ public class RunStore implements AgentRunHistory {
 
     /**
      * Filters of the run list; null fields do not filter. {@code after}: the last run of the
-     * previous page (keyset paging, newest first); {@code offset}: only for A2A's ListTasks, whose
-     * page tokens are offsets.
+     * previous page (keyset paging, newest first); {@code offset}: rows to skip, which no
+     * caller pages with any more (its cost grows with the depth).
      */
     public record Query(
             @Nullable RunStatus status,
@@ -133,13 +133,7 @@ public class RunStore implements AgentRunHistory {
         StringBuilder sql = new StringBuilder("SELECT " + LIST_COLUMNS + " FROM cadre_run WHERE 1 = 1");
         List<Object> params = new ArrayList<>();
         where(q, sql, params);
-        if (q.after() != null) {
-            // Spelled so both databases use the (…, created_at, id) index for the range.
-            sql.append(" AND created_at <= ? AND (created_at < ? OR id < ?)");
-            params.add(ts(q.after().createdAt()));
-            params.add(ts(q.after().createdAt()));
-            params.add(q.after().id());
-        }
+        after(q, sql, params);
         sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
         params.add(q.limit());
         if (q.offset() > 0) {
@@ -147,6 +141,30 @@ public class RunStore implements AgentRunHistory {
             params.add(q.offset());
         }
         return jdbc.sql(sql.toString()).params(params).query(RunStore::map).list();
+    }
+
+    /**
+     * How many runs match {@code q} from {@code q.after()} on, counting at most {@code cap}: the
+     * cost is bounded by the cap, not by the history (A2A's {@code totalSize}).
+     */
+    public long countUpTo(Query q, int cap) {
+        StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM (SELECT id FROM cadre_run WHERE 1 = 1");
+        List<Object> params = new ArrayList<>();
+        where(q, sql, params);
+        after(q, sql, params);
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?) capped");
+        params.add(cap);
+        return jdbc.sql(sql.toString()).params(params).query(Long.class).single();
+    }
+
+    private static void after(Query q, StringBuilder sql, List<Object> params) {
+        if (q.after() != null) {
+            // Spelled so both databases use the (…, created_at, id) index for the range.
+            sql.append(" AND created_at <= ? AND (created_at < ? OR id < ?)");
+            params.add(ts(q.after().createdAt()));
+            params.add(ts(q.after().createdAt()));
+            params.add(q.after().id());
+        }
     }
 
     public long count(Query q) {
