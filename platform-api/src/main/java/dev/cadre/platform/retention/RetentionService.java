@@ -297,6 +297,7 @@ public final class RetentionService {
             return used;
         }
         long gone = removeRuns(now, keep, batch, forBudget, excess);
+        budget.kept(stored - gone);
         if (gone > 0) {
             runs.reclaimSpace();
             events.reclaimSpace();
