@@ -8,21 +8,22 @@ package dev.cadre.platform.retention;
  * turned into a number of runs: bytes per run are estimated as measured bytes over stored runs,
  * but only when the files grew since the last pass (then there was no free space left, so the
  * ratio is honest) or when no estimate exists yet; when the files did not grow, the previous
- * estimate stands. Retention then keeps the runs that fit into the budget less a margin for the
- * runs arriving until the next pass: as many as arrived since the last one (at least 5 % of the
- * budget, at most half). While the files hold free space they do not grow; once arrivals have used
- * it up they grow a little, the estimate is renewed, and fewer runs are kept. The size settles at
- * the budget, over it by what arrives between two passes beyond what the last interval brought.
+ * estimate stands. Retention then keeps at most {@code budget × LOW_WATER / bytes per run} runs.
+ * While the files hold free space they do not grow; once arrivals have used it up they grow a
+ * little, the estimate is renewed, and fewer runs are kept. The size settles just over the budget
+ * by at most what arrives between two passes.
  */
 final class BudgetControl {
 
-    /** Removal aims at least this far under the budget, so the next runs fit into the space freed. */
+    /**
+     * Removal aims this far under the budget, so the runs arriving until the next pass fit into the
+     * space freed (with the default hourly pass, size the budget with an hour of arrivals in mind).
+     */
     static final double LOW_WATER = 0.95;
 
     private final StorageBudget budget;
     private double bytesPerRun;
     private long lastUsed = -1;
-    private long lastKept = -1;
 
     BudgetControl(StorageBudget budget) {
         this.budget = budget;
@@ -40,12 +41,6 @@ final class BudgetControl {
     /** Remembers a measurement of a pass that found the store within the budget. */
     synchronized void within(long used) {
         lastUsed = used;
-        lastKept = -1;
-    }
-
-    /** The runs stored once this pass removed what it could. */
-    synchronized void kept(long runs) {
-        lastKept = runs;
     }
 
     /**
@@ -60,12 +55,7 @@ final class BudgetControl {
         if (bytesPerRun <= 0) {
             return storedRuns;
         }
-        double room = budget.bytes() / bytesPerRun;
-        long arrived = lastKept < 0 ? 0 : Math.max(0, storedRuns - lastKept);
-        double margin = Math.min(room / 2, Math.max(room * (1 - LOW_WATER), arrived));
-        long keep = (long) Math.floor(room - margin);
-        lastKept = Math.min(keep, storedRuns);
-        return keep;
+        return (long) Math.floor(budget.bytes() * LOW_WATER / bytesPerRun);
     }
 
     /** The current estimate (0 before the budget was first exceeded). */

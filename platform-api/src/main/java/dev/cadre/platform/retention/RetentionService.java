@@ -297,7 +297,6 @@ public final class RetentionService {
             return used;
         }
         long gone = removeRuns(now, keep, batch, forBudget, excess);
-        budget.kept(stored - gone);
         if (gone > 0) {
             runs.reclaimSpace();
             events.reclaimSpace();

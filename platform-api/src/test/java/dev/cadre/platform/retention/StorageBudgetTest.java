@@ -61,23 +61,17 @@ class StorageBudgetTest {
         assertThat(control.over(100 * mb)).isFalse();
         assertThat(control.over(100 * mb + 1)).isTrue();
 
-        // First over the budget: 110 MB for 1,100 runs, 0.1 MB each; room for 1,000, 5 % margin.
+        // First over the budget: 110 MB for 1,100 runs, 0.1 MB each; room for 950 under 95 MB.
         assertThat(control.runsToKeep(110 * mb, 1_100)).isEqualTo(950);
-        control.kept(950);
-        // 50 arrived, the files did not grow (the removed runs' space is being reused): the
-        // estimate stands, although 110 MB over 1,000 runs would now say 0.11 MB each.
+        // The files did not grow (the removed runs' space is being reused): the estimate stands,
+        // although 110 MB over 1,000 runs would now say 0.11 MB each.
         assertThat(control.runsToKeep(110 * mb, 1_000)).isEqualTo(950);
-        control.kept(950);
-        // They grew: no free space was left, so the ratio is honest again (0.12 MB a run, room for
-        // 833), less the 50 that arrive between passes.
-        assertThat(control.runsToKeep(120 * mb, 1_000)).isEqualTo(783);
-        assertThat(control.bytesPerRun()).isEqualTo(120.0 * mb / 1_000);
-        control.kept(783);
-        // Arrivals speed up (217 since the last pass): the margin follows them.
-        assertThat(control.runsToKeep(120 * mb, 1_000)).isEqualTo(616);
-        // Within the budget again (a day of events dropped): the arrivals are unknown next time.
-        control.within(90 * mb);
+        // They grew: no free space was left, so the ratio is honest again (0.12 MB a run).
         assertThat(control.runsToKeep(120 * mb, 1_000)).isEqualTo(791);
+        assertThat(control.bytesPerRun()).isEqualTo(120.0 * mb / 1_000);
+        // Within the budget again (a day of events dropped), then over: renewed from the new size.
+        control.within(90 * mb);
+        assertThat(control.runsToKeep(100 * mb + 1, 1_000)).isEqualTo(949);
 
         BudgetControl none = new BudgetControl(StorageBudget.NONE);
         assertThat(none.over(Long.MAX_VALUE)).isFalse();
