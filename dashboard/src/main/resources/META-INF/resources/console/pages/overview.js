@@ -129,6 +129,14 @@ export async function render(root, route, ctx) {
   async function loadStorage() {
     const s = await get('/api/v1/stats/storage');
     storageNote.textContent = s.lastRunAt ? `Retention last ran ${fmtTime(s.lastRunAt)}, every ${s.interval}.` : `Retention has not run yet (every ${s.interval}).`;
+    // The storage budget (PostgreSQL): the run history on disk against it, and what the last pass
+    // removed to stay within it, apart from what the age limits removed.
+    const b = s.budget;
+    const budgetText = !b || b.budgetBytes == null
+      ? `No storage budget set${b && b.usedBytes != null ? `; run history ${fmtBytes(b.usedBytes)} on disk` : ''}.`
+      : `Budget ${b.budget}: run history ${fmtBytes(b.usedBytes)} on disk (${b.usedRatio == null ? '–' : `${Math.round(b.usedRatio * 100)} %`})`
+        + (b.removedRows == null ? '.' : `; the last pass removed ${fmtNum(b.removedRuns ?? 0)} runs, ${fmtNum(b.removedRows)} rows in all, for the budget.`);
+    storageNote.append(h('br'), h('span', { id: 'storage-budget' }, budgetText));
     clear(storageTable, h('table', { class: 'grid' },
       h('thead', {}, h('tr', {}, ['Kind', 'Kept', 'Oldest', 'Size', 'Partitions', 'Removed (last pass)'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, s.kinds.map((k) => h('tr', {}, [k.kind, k.keep, fmtAge(k.oldestAgeSeconds), fmtBytes(k.bytes), k.partitions ? fmtNum(k.partitions) : '–',

@@ -12,6 +12,7 @@ import dev.cadre.platform.runs.RunStore;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.security.Role;
 import dev.cadre.platform.web.ApiProblem;
+import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,7 +36,10 @@ class A2aTasks {
 
     /** How long CancelTask waits for a cancelled run to reach its terminal state. */
     private static final Duration CANCEL_SETTLE = Duration.ofSeconds(5);
-    /** How many of the newest runs a ListTasks filter the database cannot apply looks through. */
+    /**
+     * How many runs one ListTasks page looks through for filters the database cannot apply, and how
+     * far {@code totalSize} counts ahead: a page's cost is bounded, not the history's size.
+     */
     static final int LIST_SCAN_LIMIT = 5_000;
 
     private static final int MAX_MESSAGE_ID = 200 - TaskWire.MESSAGE_KEY_PREFIX.length();
@@ -77,7 +81,7 @@ class A2aTasks {
             @Nullable String contextId,
             @Nullable RunStatus status,
             int pageSize,
-            int offset,
+            @Nullable TaskPageToken after,
             @Nullable Integer historyLength,
             @Nullable Instant statusTimestampAfter,
             boolean includeArtifacts) {}
@@ -296,17 +300,13 @@ class A2aTasks {
         }
         Integer pageSize = Params.optionalInt(params, "pageSize", "pageSize", 1, 100);
         String token = Params.optionalString(params, "pageToken", "pageToken");
-        int offset = 0;
+        TaskPageToken position = null;
         if (token != null && !token.isEmpty()) {
-            try {
-                offset = Integer.parseInt(token);
-            } catch (NumberFormatException e) {
-                offset = -1;
-            }
-            if (offset < 0) {
-                throw JsonRpcException.invalidParams(
-                        "pageToken", "not a token this server handed out (use nextPageToken)");
-            }
+            position = TaskPageToken.decode(token)
+                    .orElseThrow(() -> JsonRpcException.invalidParams(
+                            "pageToken",
+                            "not a token this server handed out (pass the nextPageToken of the previous page, or"
+                                    + " none for the first page)"));
         }
         Integer historyLength = Params.optionalInt(params, "historyLength", "historyLength", 0, 1_000);
         String after = Params.optionalString(params, "statusTimestampAfter", "statusTimestampAfter");
@@ -325,30 +325,42 @@ class A2aTasks {
                 contextId,
                 state,
                 pageSize == null ? 50 : pageSize,
-                offset,
+                position,
                 historyLength,
                 afterTime,
                 artifacts != null && artifacts);
     }
 
-    /** The tasks {@code caller} may see (its own; an admin's: all), newest first. */
+    /**
+     * The tasks {@code caller} may see (its own; an admin's: all), newest first, a page after the
+     * token's position (keyset paging: each task once, however many arrive between pages).
+     * {@code totalSize}: the tasks of earlier pages plus those from this page on, counted up to
+     * {@link #LIST_SCAN_LIMIT}; with filters the run table cannot apply, plus the matches among the
+     * next {@link #LIST_SCAN_LIMIT} runs looked through, which may also end a page early (even
+     * empty) with a token to go on from.
+     */
     Page list(ListRequest q, CadrePrincipal caller) {
         boolean all = caller.role() == Role.ADMIN;
+        PageCursor after = q.after() == null ? null : q.after().after();
+        int before = q.after() == null ? 0 : q.after().handedOut();
         if (all && q.contextId() == null && q.statusTimestampAfter() == null) {
-            var query = new RunStore.Query(q.status(), null, null, null, null, q.offset(), q.pageSize());
-            List<RunRecord> page = runs.list(query);
-            long total = runs.count(query);
-            int next = q.offset() + page.size();
-            return new Page(
-                    page.stream().map(this::snapshot).toList(),
-                    next < total ? Integer.toString(next) : "",
-                    q.pageSize(),
-                    (int) Math.min(total, Integer.MAX_VALUE));
+            var query = new RunStore.Query(q.status(), null, null, null, null, after, 0, q.pageSize() + 1);
+            List<RunRecord> rows = runs.list(query);
+            List<RunRecord> page = rows.subList(0, Math.min(q.pageSize(), rows.size()));
+            long ahead = runs.countUpTo(query, LIST_SCAN_LIMIT);
+            String next = rows.size() > q.pageSize()
+                    ? new TaskPageToken(cursor(page.getLast()), before + page.size()).encode()
+                    : "";
+            return new Page(page.stream().map(this::snapshot).toList(), next, q.pageSize(), (int)
+                    Math.min(before + ahead, Integer.MAX_VALUE));
         }
-        // The run table has no column for these filters (nor a submitter filter): look through the newest runs.
+        // The run table has no column for these filters (nor a submitter filter): look through the
+        // runs from the token on, at most LIST_SCAN_LIMIT of them.
         List<RunRecord> matches = new ArrayList<>();
-        for (int offset = 0; offset < LIST_SCAN_LIMIT; offset += 500) {
-            List<RunRecord> chunk = runs.list(new RunStore.Query(q.status(), null, null, null, null, offset, 500));
+        PageCursor scanned = after;
+        boolean end = false;
+        for (int seen = 0; seen < LIST_SCAN_LIMIT && !end; seen += 500) {
+            List<RunRecord> chunk = runs.list(new RunStore.Query(q.status(), null, null, null, null, scanned, 0, 500));
             for (RunRecord r : chunk) {
                 if ((all || visibleTo(r, caller))
                         && (q.contextId() == null || q.contextId().equals(TaskWire.contextId(r)))
@@ -356,17 +368,26 @@ class A2aTasks {
                     matches.add(r);
                 }
             }
-            if (chunk.size() < 500) {
-                break;
+            if (!chunk.isEmpty()) {
+                scanned = cursor(chunk.getLast());
             }
+            end = chunk.size() < 500;
         }
-        int from = Math.min(q.offset(), matches.size());
-        int to = Math.min(from + q.pageSize(), matches.size());
-        return new Page(
-                matches.subList(from, to).stream().map(this::snapshot).toList(),
-                to < matches.size() ? Integer.toString(to) : "",
-                q.pageSize(),
-                matches.size());
+        List<RunRecord> page = matches.subList(0, Math.min(q.pageSize(), matches.size()));
+        String next;
+        if (matches.size() > q.pageSize()) {
+            next = new TaskPageToken(cursor(page.getLast()), before + page.size()).encode();
+        } else if (!end && scanned != null) {
+            // Looked through as many runs as a page may: go on after the last one looked at.
+            next = new TaskPageToken(scanned, before + page.size()).encode();
+        } else {
+            next = "";
+        }
+        return new Page(page.stream().map(this::snapshot).toList(), next, q.pageSize(), before + matches.size());
+    }
+
+    private static PageCursor cursor(RunRecord r) {
+        return new PageCursor(r.createdAt(), r.id());
     }
 
     /** The id param of GetTask, CancelTask, SubscribeToTask and their 0.3 names. */

@@ -244,4 +244,27 @@ public class ApprovalStore {
                 .update();
         return new Removed(n, bytes);
     }
+
+    static final String TABLE = "cadre_approval";
+
+    private final dev.cadre.platform.storage.TableSize size =
+            new dev.cadre.platform.storage.TableSize(this::totalBytes);
+
+    private long totalBytes() {
+        return jdbc.sql(dev.cadre.platform.storage.PostgresSizes.TOTAL_BYTES)
+                .params(TABLE, TABLE)
+                .query(Long.class)
+                .single();
+    }
+
+    /** Bytes on disk of the table (with indexes and TOAST); empty where the database cannot tell (H2). */
+    public java.util.OptionalLong sizeBytes() {
+        return size.bytes();
+    }
+
+    /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    public void reclaimSpace() {
+        size.whereMeasurable(() ->
+                jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());
+    }
 }

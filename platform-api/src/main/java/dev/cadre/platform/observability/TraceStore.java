@@ -253,6 +253,22 @@ public final class TraceStore {
         return size.bytes();
     }
 
+    /**
+     * Retention: removes the model-call rollup rows of hours before {@code before} (no statistics
+     * window reaches back that far); V8's backfill marker (1970) stays. Returns how many went.
+     */
+    public long trimModelRollup(Instant before) {
+        return jdbc.sql("DELETE FROM cadre_model_rollup WHERE bucket_hour < ? AND bucket_hour > ?")
+                .params(Timestamp.from(before), Timestamp.from(BACKFILL_MARK))
+                .update();
+    }
+
+    /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    public void reclaimSpace() {
+        size.whereMeasurable(() ->
+                jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());
+    }
+
     /** Its daily partitions on PostgreSQL (see {@link DailyPartitions}); inactive on H2. */
     public DailyPartitions partitions() {
         return new DailyPartitions(TABLE, DailyPartitions.Key.EPOCH_NANOS, "run_id", new DailyPartitions.Sql() {

@@ -37,6 +37,38 @@ final class Partitions {
         }
     }
 
+    /**
+     * For the storage budget: drops the oldest day of events and spans (the partitions of both
+     * tables whose upper bound is the oldest one at or before {@code todayStart}; today's and later
+     * ones never), keeping the rows of {@code keepRuns}; false when there is none to drop.
+     */
+    boolean dropOldestDay(Instant todayStart, Set<String> keepRuns, Map<RetentionKind, Removed> removed) {
+        Instant oldest = null;
+        for (DailyPartitions t : new DailyPartitions[] {events, spans}) {
+            if (!t.partitioned()) {
+                continue;
+            }
+            for (DailyPartitions.Partition p : t.list()) {
+                if (!p.isDefault()
+                        && p.upper() != null
+                        && !p.upper().isAfter(todayStart)
+                        && (oldest == null || p.upper().isBefore(oldest))) {
+                    oldest = p.upper();
+                }
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        if (events.partitioned()) {
+            RetentionService.add(removed, RetentionKind.EVENTS, events.dropBefore(oldest, keepRuns));
+        }
+        if (spans.partitioned()) {
+            RetentionService.add(removed, RetentionKind.SPANS, spans.dropBefore(oldest, keepRuns));
+        }
+        return true;
+    }
+
     /** Partitions per table (0 for a table that is not partitioned). */
     Map<String, Integer> counts() {
         Map<String, Integer> out = new LinkedHashMap<>();

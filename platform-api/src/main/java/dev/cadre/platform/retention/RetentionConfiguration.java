@@ -63,7 +63,13 @@ class RetentionConfiguration {
             JdbcClient jdbc,
             Clock clock,
             LeaseOwner owner,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            javax.sql.DataSource dataSource,
+            @Value("${cadre.retention.budget:}") String budgetProperty) {
+        StorageBudget budget = StorageBudget.parse(budgetProperty);
+        if (budget.enabled()) {
+            refuseWithoutSizes(dataSource);
+        }
         // A suffix of its own: two single instances both call themselves "local".
         String leaseOwner = owner.id() + "/" + UUID.randomUUID().toString().substring(0, 8);
         RetentionMetrics metrics = new RetentionMetrics(registry);
@@ -80,9 +86,32 @@ class RetentionConfiguration {
                 new MaintenanceLease(jdbc, clock, leaseOwner),
                 clock,
                 metrics,
-                new Partitions(events.partitions(), spans.partitions(), settings));
+                new Partitions(events.partitions(), spans.partitions(), settings),
+                budget);
         metrics.bindGauges(service, clock);
         return service;
+    }
+
+    /**
+     * A budget needs the sizes of tables on disk, which PostgreSQL tells and H2 does not: on H2 the
+     * setting would be silently ignored, so the start stops instead, naming the property.
+     */
+    private static void refuseWithoutSizes(javax.sql.DataSource dataSource) {
+        String product;
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            product = c.getMetaData().getDatabaseProductName();
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(
+                    StorageBudget.PROPERTY + " is set but the database could not be asked what it is: "
+                            + e.getMessage(),
+                    e);
+        }
+        if (!product.toLowerCase(java.util.Locale.ROOT).contains("postgresql")) {
+            throw new IllegalArgumentException(StorageBudget.PROPERTY + " is supported on PostgreSQL only (this"
+                    + " database is " + product + ", which cannot report table sizes): unset it and bound the"
+                    + " embedded database with the age limits (cadre.retention.runs, .events, .spans), or run on"
+                    + " PostgreSQL");
+        }
     }
 
     @Bean

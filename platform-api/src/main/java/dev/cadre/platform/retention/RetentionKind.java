@@ -10,7 +10,9 @@ public enum RetentionKind {
     TOOL_JOURNAL("tool_journal"),
     MEMORY_HISTORY("memory_history"),
     MEMORY_REQUEST_IDS("memory_request_ids"),
-    INCIDENT_RUN_LINKS("incident_run_links");
+    INCIDENT_RUN_LINKS("incident_run_links"),
+    /** Hourly rollup rows of the statistics older than their longest window. */
+    ROLLUPS("rollups");
 
     private final String wire;
 

@@ -8,10 +8,12 @@ import java.time.Clock;
 import java.time.Duration;
 
 /**
- * Retention's metrics: {@code cadre_retention_rows_removed_total{kind}} and {@code
- * cadre_retention_bytes_removed_total{kind}} (bytes of the removed rows' text, or whole partitions'
- * sizes), {@code cadre_storage_partitions{table}} and {@code cadre_storage_oldest_age_seconds{kind}}.
- * The label sets are closed, so every series exists at zero from the start.
+ * Retention's metrics: {@code cadre_retention_rows_removed_total{kind,reason}} and {@code
+ * cadre_retention_bytes_removed_total{kind,reason}} (bytes of the removed rows' text, or whole
+ * partitions' sizes; reason {@code age} for the age limits, {@code budget} for the storage budget),
+ * {@code cadre_storage_partitions{table}}, {@code cadre_storage_oldest_age_seconds{kind}}, and
+ * {@code cadre_storage_budget_bytes} / {@code cadre_storage_used_bytes} (the run history on disk the
+ * budget covers). The label sets are closed, so every series exists at zero from the start.
  */
 final class RetentionMetrics {
 
@@ -20,14 +22,16 @@ final class RetentionMetrics {
     RetentionMetrics(MeterRegistry registry) {
         this.registry = registry;
         for (RetentionKind kind : RetentionKind.values()) {
-            rows(kind);
-            bytes(kind);
+            for (boolean budget : new boolean[] {false, true}) {
+                rows(kind, budget);
+                bytes(kind, budget);
+            }
         }
     }
 
-    void removed(RetentionKind kind, Removed removed) {
-        rows(kind).increment(removed.rows());
-        bytes(kind).increment(removed.bytes());
+    void removed(RetentionKind kind, Removed removed, boolean budget) {
+        rows(kind, budget).increment(removed.rows());
+        bytes(kind, budget).increment(removed.bytes());
     }
 
     /** Registers the gauges read at scrape time from the service (the oldest rows, the partitions). */
@@ -49,6 +53,18 @@ final class RetentionMetrics {
                     .tag("kind", kind.wire())
                     .register(registry);
         }
+        Gauge.builder("cadre.storage.budget", service, s -> s.budget().bytes())
+                .description("The storage budget of the run history (cadre.retention.budget; 0 when none is set)")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("cadre.storage.used", service, s -> {
+                    java.util.OptionalLong used = s.usedBytes();
+                    return used.isPresent() ? used.getAsLong() : Double.NaN;
+                })
+                .description("Bytes on disk of the run history the budget covers: runs, events, spans, tool journal"
+                        + " and approvals (NaN where the database cannot tell, e.g. H2)")
+                .baseUnit("bytes")
+                .register(registry);
         Partitions partitions = service.partitions();
         for (var table : new dev.cadre.platform.storage.DailyPartitions[] {partitions.events(), partitions.spans()}) {
             Gauge.builder(
@@ -61,18 +77,21 @@ final class RetentionMetrics {
         }
     }
 
-    private Counter rows(RetentionKind kind) {
+    private Counter rows(RetentionKind kind, boolean budget) {
         return Counter.builder("cadre.retention.rows.removed")
-                .description("Rows (memory versions, links) removed by retention")
+                .description("Rows (memory versions, links) removed by retention, by the age limits or the storage"
+                        + " budget")
                 .tag("kind", kind.wire())
+                .tag("reason", budget ? "budget" : "age")
                 .register(registry);
     }
 
-    private Counter bytes(RetentionKind kind) {
+    private Counter bytes(RetentionKind kind, boolean budget) {
         return Counter.builder("cadre.retention.bytes.removed")
                 .description(
                         "Bytes removed by retention, where known (text of removed rows, sizes of dropped partitions)")
                 .tag("kind", kind.wire())
+                .tag("reason", budget ? "budget" : "age")
                 .register(registry);
     }
 }

@@ -41,7 +41,26 @@ class StorageController {
             @Nullable Long removedRows,
             @Nullable Long removedBytes) {}
 
-    record StorageView(List<KindView> kinds, @Nullable Instant lastRunAt, String interval, List<String> lastFailures) {}
+    /**
+     * The storage budget: {@code budget} as set ("none" without one), its bytes (null: none), the
+     * run history on disk now (null where the database cannot tell) and its share of the budget,
+     * and what the last pass removed to stay within it (rows and bytes over all kinds, runs).
+     */
+    record BudgetView(
+            String budget,
+            @Nullable Long budgetBytes,
+            @Nullable Long usedBytes,
+            @Nullable Double usedRatio,
+            @Nullable Long removedRuns,
+            @Nullable Long removedRows,
+            @Nullable Long removedBytes) {}
+
+    record StorageView(
+            List<KindView> kinds,
+            @Nullable Instant lastRunAt,
+            String interval,
+            List<String> lastFailures,
+            BudgetView budget) {}
 
     @GetMapping("/api/v1/stats/storage")
     StorageView storage() {
@@ -89,7 +108,23 @@ class StorageController {
                 kinds,
                 retention.lastRunAt().orElse(null),
                 period(s.interval()),
-                last.map(RetentionService.Pass::failures).orElse(List.of()));
+                last.map(RetentionService.Pass::failures).orElse(List.of()),
+                budget(last));
+    }
+
+    private BudgetView budget(Optional<RetentionService.Pass> last) {
+        StorageBudget budget = retention.budget();
+        Long used = size(retention.usedBytes());
+        Removed removed = last.map(p -> p.removedForBudget().values().stream().reduce(Removed.NONE, Removed::plus))
+                .orElse(null);
+        return new BudgetView(
+                budget.display(),
+                budget.enabled() ? budget.bytes() : null,
+                used,
+                budget.enabled() && used != null ? Math.round(1000.0 * used / budget.bytes()) / 1000.0 : null,
+                last.map(p -> p.forBudget(RetentionKind.RUNS).rows()).orElse(null),
+                removed == null ? null : removed.rows(),
+                removed == null ? null : removed.bytes());
     }
 
     private KindView kind(

@@ -499,6 +499,12 @@ public class RunEvents {
         return size.bytes();
     }
 
+    /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    public void reclaimSpace() {
+        size.whereMeasurable(() ->
+                jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());
+    }
+
     /** Its daily partitions on PostgreSQL (see {@link DailyPartitions}); inactive on H2. */
     public DailyPartitions partitions() {
         return new DailyPartitions(TABLE, DailyPartitions.Key.TIMESTAMP, "run_id", new DailyPartitions.Sql() {

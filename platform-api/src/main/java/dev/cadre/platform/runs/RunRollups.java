@@ -203,6 +203,23 @@ final class RunRollups {
         return out;
     }
 
+    /**
+     * Removes the hourly rows of hours before {@code before} (retention: no statistics window reaches
+     * back that far); V8's backfill marker (1970) and the all-time per-agent outcomes stay.
+     */
+    long trimBefore(Instant before) {
+        long n = jdbc.sql("DELETE FROM cadre_run_rollup WHERE bucket_hour < ? AND bucket_hour > ?")
+                .params(ts(before), ts(BACKFILL_MARK))
+                .update();
+        n += jdbc.sql("DELETE FROM cadre_run_duration_rollup WHERE bucket_hour < ?")
+                .param(ts(before))
+                .update();
+        n += jdbc.sql("DELETE FROM cadre_delegation_rollup WHERE bucket_hour < ?")
+                .param(ts(before))
+                .update();
+        return n;
+    }
+
     /** All-time outcomes of an agent's ended runs: one primary-key lookup. */
     dev.cadre.platform.agents.AgentRunHistory.Outcomes outcomesOf(String agent) {
         return jdbc.sql("SELECT runs, completed, failed, tokens FROM cadre_agent_outcome WHERE agent = ?")

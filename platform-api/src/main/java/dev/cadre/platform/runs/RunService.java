@@ -270,6 +270,11 @@ public final class RunService {
         return store.count(query);
     }
 
+    /** Runs matching {@code query} from its {@code after} on, counted up to {@code cap}. */
+    public long countUpTo(RunStore.Query query, int cap) {
+        return store.countUpTo(query, cap);
+    }
+
     /** Cancels a run that has not ended; 409 when it already has. */
     public RunRecord cancel(String id, String actor) {
         RunRecord run = get(id);

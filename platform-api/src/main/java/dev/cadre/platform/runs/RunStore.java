@@ -54,8 +54,8 @@ public class RunStore implements AgentRunHistory {
 
     /**
      * Filters of the run list; null fields do not filter. {@code after}: the last run of the
-     * previous page (keyset paging, newest first); {@code offset}: only for A2A's ListTasks, whose
-     * page tokens are offsets.
+     * previous page (keyset paging, newest first); {@code offset}: rows to skip, which no
+     * caller pages with any more (its cost grows with the depth).
      */
     public record Query(
             @Nullable RunStatus status,
@@ -142,13 +142,7 @@ public class RunStore implements AgentRunHistory {
         StringBuilder sql = new StringBuilder("SELECT " + LIST_COLUMNS + " FROM cadre_run WHERE 1 = 1");
         List<Object> params = new ArrayList<>();
         where(q, sql, params);
-        if (q.after() != null) {
-            // Spelled so both databases use the (…, created_at, id) index for the range.
-            sql.append(" AND created_at <= ? AND (created_at < ? OR id < ?)");
-            params.add(ts(q.after().createdAt()));
-            params.add(ts(q.after().createdAt()));
-            params.add(q.after().id());
-        }
+        after(q, sql, params);
         sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
         params.add(q.limit());
         if (q.offset() > 0) {
@@ -156,6 +150,30 @@ public class RunStore implements AgentRunHistory {
             params.add(q.offset());
         }
         return jdbc.sql(sql.toString()).params(params).query(RunStore::map).list();
+    }
+
+    /**
+     * How many runs match {@code q} from {@code q.after()} on, counting at most {@code cap}: the
+     * cost is bounded by the cap, not by the history (A2A's {@code totalSize}).
+     */
+    public long countUpTo(Query q, int cap) {
+        StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM (SELECT id FROM cadre_run WHERE 1 = 1");
+        List<Object> params = new ArrayList<>();
+        where(q, sql, params);
+        after(q, sql, params);
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?) capped");
+        params.add(cap);
+        return jdbc.sql(sql.toString()).params(params).query(Long.class).single();
+    }
+
+    private static void after(Query q, StringBuilder sql, List<Object> params) {
+        if (q.after() != null) {
+            // Spelled so both databases use the (…, created_at, id) index for the range.
+            sql.append(" AND created_at <= ? AND (created_at < ? OR id < ?)");
+            params.add(ts(q.after().createdAt()));
+            params.add(ts(q.after().createdAt()));
+            params.add(q.after().id());
+        }
     }
 
     public long count(Query q) {
@@ -750,6 +768,25 @@ public class RunStore implements AgentRunHistory {
     /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
     public java.util.OptionalLong sizeBytes() {
         return size.bytes();
+    }
+
+    /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    public void reclaimSpace() {
+        size.whereMeasurable(() ->
+                jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());
+    }
+
+    /**
+     * Retention: removes the run statistics' hourly rollup rows of hours before {@code before}
+     * (the all-time per-agent outcomes stay); returns how many rows went.
+     */
+    public long trimRollups(Instant before) {
+        return rollups.trimBefore(before);
+    }
+
+    /** How many runs are stored (any status): one count of the primary key, for the storage budget. */
+    public long storedRuns() {
+        return jdbc.sql("SELECT COUNT(*) FROM cadre_run").query(Long.class).single();
     }
 
     /**

@@ -15,4 +15,16 @@ public final class PostgresSizes {
 
     /** Partitions of a table (parameter 1: its name); 0 for a plain table. */
     public static final String PARTITIONS = "SELECT COUNT(*) FROM pg_inherits WHERE inhparent = to_regclass(?)";
+
+    /**
+     * VACUUM of a table (and of its partitions): marks the space of removed rows reusable at once.
+     * Retention removing rows to stay within a storage budget runs it, because PostgreSQL's
+     * autovacuum waits until a fifth of a table is dead, and inserts meanwhile grow the files.
+     */
+    public static String vacuum(String table) {
+        if (!table.matches("[a-z_]+")) {
+            throw new IllegalArgumentException("not a table name: " + table);
+        }
+        return "VACUUM " + table;
+    }
 }

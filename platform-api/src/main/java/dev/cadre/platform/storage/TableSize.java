@@ -31,4 +31,14 @@ public final class TableSize {
             return OptionalLong.empty();
         }
     }
+
+    /**
+     * Runs {@code work} where the database can tell sizes (PostgreSQL), e.g. the owner's VACUUM after
+     * retention removed rows; nothing where it cannot (H2, which has neither sizes nor VACUUM).
+     */
+    public void whereMeasurable(Runnable work) {
+        if (bytes().isPresent()) {
+            work.run();
+        }
+    }
 }

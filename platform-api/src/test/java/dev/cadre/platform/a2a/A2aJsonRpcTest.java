@@ -198,7 +198,7 @@ class A2aJsonRpcTest {
         assertThat(completed.get("tasks").get(0).get("status").get("state").asString())
                 .isEqualTo("TASK_STATE_COMPLETED");
         if (completed.get("totalSize").asInt() > 1) {
-            assertThat(completed.get("nextPageToken").asString()).isEqualTo("1");
+            assertThat(completed.get("nextPageToken").asString()).isNotEmpty();
         }
         // No params at all is a valid ListTasks.
         assertThat(rpc("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ListTasks\"}")

@@ -5,10 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformTest;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -65,5 +72,77 @@ class RetentionTest {
                 .containsExactly("runs", "events", "spans", "audit", "memory_history");
         assertThat(view.path("kinds").get(0).path("keep").asString()).isEqualTo("P90D");
         assertThat(view.path("kinds").get(4).path("keep").asString()).isEqualTo("last 20 versions + P7D");
+    }
+
+    @Test
+    void rollupRowsOlderThanTheLongestStatisticsWindowGo_theAllTimeOutcomesAndTheBackfillMarkStay() {
+        JdbcClient jdbc = context.getBean(JdbcClient.class);
+        String agent = "rollup-trim-test";
+        Instant hour = Instant.now().truncatedTo(ChronoUnit.HOURS);
+        // 744 h back is the oldest hour a statistics window reads (one more is kept); 747 h is past both.
+        Timestamp outside = Timestamp.from(hour.minus(Duration.ofHours(747)));
+        Timestamp inside = Timestamp.from(hour.minus(Duration.ofHours(744)));
+        Timestamp epoch = Timestamp.from(Instant.EPOCH);
+        try {
+            for (Timestamp at : List.of(outside, inside, epoch)) {
+                jdbc.sql("INSERT INTO cadre_run_rollup (bucket_hour, agent, status, failure_category, runs)"
+                                + " VALUES (?, ?, 'completed', '', 3)")
+                        .params(at, agent)
+                        .update();
+                jdbc.sql("INSERT INTO cadre_model_rollup (bucket_hour, agent, model, calls) VALUES (?, ?, 'm', 4)")
+                        .params(at, agent)
+                        .update();
+            }
+            for (Timestamp at : List.of(outside, inside)) {
+                jdbc.sql("INSERT INTO cadre_delegation_rollup (bucket_hour, agent, made) VALUES (?, ?, 2)")
+                        .params(at, agent)
+                        .update();
+                jdbc.sql("INSERT INTO cadre_run_duration_rollup (bucket_hour, bucket, runs) VALUES (?, 9999, 1)")
+                        .param(at)
+                        .update();
+            }
+            jdbc.sql("INSERT INTO cadre_agent_outcome (agent, runs, completed) VALUES (?, 7, 7)")
+                    .param(agent)
+                    .update();
+
+            RetentionService.Pass pass = new RetentionScenario(context)
+                    .instance("rollups", Clock.systemUTC())
+                    .runOnce();
+
+            assertThat(pass.failures()).isEmpty();
+            assertThat(pass.of(RetentionKind.ROLLUPS).rows()).isGreaterThanOrEqualTo(4);
+            // The 1970 rows stand for V8's backfill markers (only these two tables have one).
+            for (String table : List.of("cadre_run_rollup", "cadre_model_rollup")) {
+                assertThat(jdbc.sql("SELECT bucket_hour FROM " + table + " WHERE agent = ? ORDER BY bucket_hour")
+                                .param(agent)
+                                .query(Timestamp.class)
+                                .list())
+                        .as(table)
+                        .containsExactly(epoch, inside);
+            }
+            assertThat(jdbc.sql("SELECT bucket_hour FROM cadre_delegation_rollup WHERE agent = ?")
+                            .param(agent)
+                            .query(Timestamp.class)
+                            .list())
+                    .containsExactly(inside);
+            assertThat(jdbc.sql("SELECT bucket_hour FROM cadre_run_duration_rollup WHERE bucket = 9999")
+                            .query(Timestamp.class)
+                            .list())
+                    .containsExactly(inside);
+            assertThat(jdbc.sql("SELECT runs FROM cadre_agent_outcome WHERE agent = ?")
+                            .param(agent)
+                            .query(Long.class)
+                            .single())
+                    .isEqualTo(7);
+        } finally {
+            for (String table : List.of(
+                    "cadre_run_rollup", "cadre_delegation_rollup", "cadre_model_rollup", "cadre_agent_outcome")) {
+                jdbc.sql("DELETE FROM " + table + " WHERE agent = ?")
+                        .param(agent)
+                        .update();
+            }
+            jdbc.sql("DELETE FROM cadre_run_duration_rollup WHERE bucket = 9999")
+                    .update();
+        }
     }
 }
