@@ -1,9 +1,11 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.agent.telemetry.StreamingRedactor;
 import dev.cadre.platform.storage.DailyPartitions;
 import dev.cadre.platform.storage.KeyLists;
 import dev.cadre.platform.storage.Removed;
+import dev.cadre.platform.web.SecretRedactor;
 import dev.cadre.platform.web.StorageUnavailable;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -86,15 +88,21 @@ public class RunEvents {
     private long generation; // guarded by lock
     private final Duration storeRetry;
 
+    private final SecretRedactor redactor;
+    /** The streamed text of each session's current turn, redacted as it streams (run id + session id). */
+    private final Map<String, StreamingRedactor> streaming = new ConcurrentHashMap<>();
+
     RunEvents(
             JdbcClient jdbc,
             EventJson eventJson,
             JsonMapper json,
-            @Value("${cadre.runs.event-store-retry:PT2M}") Duration storeRetry) {
+            @Value("${cadre.runs.event-store-retry:PT2M}") Duration storeRetry,
+            SecretRedactor redactor) {
         this.jdbc = jdbc;
         this.eventJson = eventJson;
         this.json = json;
         this.storeRetry = storeRetry;
+        this.redactor = redactor;
     }
 
     /** Stores an agent event; returns its run-wide sequence number. */
@@ -250,17 +258,56 @@ public class RunEvents {
     }
 
     /**
-     * Hands a live-only event to the readers of its run on this instance (none: nothing to do, no
-     * JSON built). It is placed after the last stored event of the run, so a reader sends it after
+     * Hands a streamed text piece to the readers of its run on this instance. Its text goes through
+     * the session's {@link StreamingRedactor} first (always, readers or not, so a reader who joins
+     * mid-turn never gets the second half of a secret): what could still be the start of a secret
+     * is held back until the next piece, or until the session's next stored event ({@link
+     * #endLive}). It is placed after the last stored event of the run, so a reader sends it after
      * the stored events that came before it.
      */
     public void publishLive(AgentEvent event) {
-        java.util.Set<LiveSubscription> subs = live.get(event.meta().runId());
+        if (!(event instanceof AgentEvent.TextDelta piece)) {
+            return;
+        }
+        String shown = streaming
+                .computeIfAbsent(streamKey(event), k -> redactor.streaming())
+                .accept(piece.text());
+        publishPiece(piece, shown);
+    }
+
+    /**
+     * Ends the streamed text of {@code next}'s session, if any, before {@code next} is stored: what
+     * was held back goes out (redacted like the whole text), so the pieces a reader got add up to
+     * the stored text of the turn.
+     */
+    public void endLive(AgentEvent next) {
+        if (streaming.isEmpty()) {
+            return;
+        }
+        StreamingRedactor r = streaming.remove(streamKey(next));
+        if (r != null) {
+            publishPiece(new AgentEvent.TextDelta(next.meta(), "", true), r.flush());
+        }
+    }
+
+    private static String streamKey(AgentEvent event) {
+        return event.meta().runId() + '/' + event.meta().sessionId();
+    }
+
+    private void publishPiece(AgentEvent.TextDelta piece, String shown) {
+        if (shown.isEmpty()) {
+            return;
+        }
+        java.util.Set<LiveSubscription> subs = live.get(piece.meta().runId());
         if (subs == null || subs.isEmpty()) {
             return;
         }
+        ObjectNode data = eventJson.toJson(new AgentEvent.TextDelta(piece.meta(), shown, true));
+        // Redacted in the context of the whole turn already; redacting the piece alone again could
+        // mask what the whole text does not (the pieces must add up to the stored text).
+        data.put("text", shown);
         LiveEvent e = new LiveEvent(
-                committedSeq(event.meta().runId()), event.type(), event.meta().isMainStream(), eventJson.toJson(event));
+                committedSeq(piece.meta().runId()), piece.type(), piece.meta().isMainStream(), data);
         for (LiveSubscription s : subs) {
             s.queue.add(e);
         }
@@ -304,9 +351,10 @@ public class RunEvents {
         }
     }
 
-    /** Forgets the in-memory counter of a finished run. */
+    /** Forgets the in-memory counter (and any streamed text left) of a finished run. */
     public void release(String runId) {
         sequences.remove(runId);
+        streaming.keySet().removeIf(k -> k.startsWith(runId + '/'));
     }
 
     /**

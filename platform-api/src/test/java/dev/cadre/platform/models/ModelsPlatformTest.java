@@ -207,6 +207,51 @@ class ModelsPlatformTest {
     }
 
     @Test
+    void aSecretSplitAcrossStreamedPieces_neverReachesAFollower_andThePiecesAddUpToTheStoredText() throws Exception {
+        Api api = new Api(port);
+        PRIMARY.gate = new CountDownLatch(1);
+        PRIMARY.answerSse(textStream(
+                "The DSN is postgres://app:Hun",
+                "ter2pw@db:5432/orders",
+                " and the header Authorization: Bea",
+                "rer abcdefgh",
+                "ijklmnop1234; the key sk-proj4bcdefg",
+                "hijklmnopqrstuvwx works."));
+        String runId =
+                api.submitRun("streamer", "what are the credentials?").get("id").asString();
+        CountDownLatch connected = new CountDownLatch(1);
+        List<Received> live = follow(runId, connected);
+        connected.await();
+        PRIMARY.gate.countDown();
+
+        JsonNode run = api.awaitRunEnd(runId);
+        assertThat(run.get("status").asString()).isEqualTo("completed");
+        Await.until(
+                "the live stream to end",
+                () -> live,
+                l -> !l.isEmpty() && l.getLast().name().equals("done"));
+        List<Received> texts =
+                live.stream().filter(e -> "text_delta".equals(e.name())).toList();
+        List<String> pieces = texts.stream()
+                .filter(e -> e.data().path("partial").asBoolean(false))
+                .map(e -> e.data().get("text").asString())
+                .toList();
+        String stored = texts.getLast().data().get("text").asString();
+        assertThat(texts.getLast().hasId()).isTrue();
+        assertThat(stored)
+                .isEqualTo("The DSN is postgres://app:[REDACTED]@db:5432/orders and the header [REDACTED];"
+                        + " the key [REDACTED] works.");
+        assertThat(String.join("", pieces)).isEqualTo(stored);
+        // Not one piece, nor what they showed so far, holds a part of a secret.
+        StringBuilder shown = new StringBuilder();
+        for (String p : pieces) {
+            shown.append(p);
+            assertThat(shown.toString()).doesNotContain("Hun", "abcdefgh", "ijklmnop", "sk-proj", "hijklmn");
+        }
+        assertThat(pieces).hasSizeGreaterThan(2);
+    }
+
+    @Test
     void aBudgetInCurrency_stopsTheRunWithBudgetExceeded() {
         Api api = new Api(port);
         PRIMARY.answerSse(textStream("Too ", "expensive."));
