@@ -44,16 +44,32 @@ public class RunEvents {
      */
     public record LiveEvent(long afterSeq, String type, boolean mainStream, ObjectNode data) {}
 
-    /** A reader's queue of live events of one run. */
+    /** A reader's queue of live events of one run (from this instance, and from others through the relay). */
     public static final class LiveSubscription implements AutoCloseable {
         private final String runId;
         private final RunEvents owner;
         final java.util.concurrent.ConcurrentLinkedQueue<LiveEvent> queue =
                 new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final AtomicLong maxAfterSeq = new AtomicLong();
+        private volatile @org.jspecify.annotations.Nullable AutoCloseable remote;
 
         private LiveSubscription(String runId, RunEvents owner) {
             this.runId = runId;
             this.owner = owner;
+        }
+
+        void offer(LiveEvent e) {
+            queue.add(e);
+            maxAfterSeq.accumulateAndGet(e.afterSeq(), Math::max);
+        }
+
+        /**
+         * The highest {@link LiveEvent#afterSeq()} received so far: a piece is published after the
+         * events up to its {@code afterSeq} were stored, so a read of the table that starts after
+         * this was taken covers every piece received before.
+         */
+        public long maxAfterSeq() {
+            return maxAfterSeq.get();
         }
 
         /** The next live event, or null. */
@@ -71,6 +87,14 @@ public class RunEvents {
                 subs.remove(this);
                 return subs.isEmpty() ? null : subs;
             });
+            AutoCloseable r = remote;
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (Exception e) {
+                    log.debug("Live relay of run {} not closed: {}", runId, e.getMessage());
+                }
+            }
         }
     }
 
@@ -97,13 +121,18 @@ public class RunEvents {
             EventJson eventJson,
             JsonMapper json,
             @Value("${cadre.runs.event-store-retry:PT2M}") Duration storeRetry,
-            SecretRedactor redactor) {
+            SecretRedactor redactor,
+            org.springframework.beans.factory.ObjectProvider<LiveRelay> relay) {
         this.jdbc = jdbc;
         this.eventJson = eventJson;
         this.json = json;
         this.storeRetry = storeRetry;
         this.redactor = redactor;
+        this.relay = relay == null ? null : relay.getIfAvailable();
     }
+
+    /** Live pieces to and from other instances (cluster mode), or null. */
+    private final @org.jspecify.annotations.Nullable LiveRelay relay;
 
     /** Stores an agent event; returns its run-wide sequence number. */
     public long append(AgentEvent event) {
@@ -249,11 +278,20 @@ public class RunEvents {
                 .list();
     }
 
-    /** Follows the live events of a run on this instance; close it when done. */
+    /**
+     * Follows the live events of a run, executing here or (through the relay, in a cluster) on
+     * another instance; close it when done.
+     */
     public LiveSubscription subscribeLive(String runId) {
         LiveSubscription sub = new LiveSubscription(runId, this);
         live.computeIfAbsent(runId, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
                 .add(sub);
+        if (relay != null) {
+            sub.remote = relay.follow(runId, e -> {
+                sub.offer(e);
+                wakeReaders();
+            });
+        }
         return sub;
     }
 
@@ -298,19 +336,32 @@ public class RunEvents {
         if (shown.isEmpty()) {
             return;
         }
-        java.util.Set<LiveSubscription> subs = live.get(piece.meta().runId());
-        if (subs == null || subs.isEmpty()) {
+        String runId = piece.meta().runId();
+        java.util.Set<LiveSubscription> subs = live.get(runId);
+        boolean here = subs != null && !subs.isEmpty();
+        boolean elsewhere = relay != null && relay.followedElsewhere(runId);
+        if (!here && !elsewhere) {
             return;
         }
         ObjectNode data = eventJson.toJson(new AgentEvent.TextDelta(piece.meta(), shown, true));
         // Redacted in the context of the whole turn already; redacting the piece alone again could
         // mask what the whole text does not (the pieces must add up to the stored text).
         data.put("text", shown);
-        LiveEvent e = new LiveEvent(
-                committedSeq(piece.meta().runId()), piece.type(), piece.meta().isMainStream(), data);
-        for (LiveSubscription s : subs) {
-            s.queue.add(e);
+        LiveEvent e =
+                new LiveEvent(committedSeq(runId), piece.type(), piece.meta().isMainStream(), data);
+        if (elsewhere) {
+            relay.publish(runId, e);
         }
+        if (!here) {
+            return;
+        }
+        for (LiveSubscription s : subs) {
+            s.offer(e);
+        }
+        wakeReaders();
+    }
+
+    private void wakeReaders() {
         lock.lock();
         try {
             // Wakes the readers without counting as a new stored event (generation unchanged).
@@ -355,6 +406,9 @@ public class RunEvents {
     public void release(String runId) {
         sequences.remove(runId);
         streaming.keySet().removeIf(k -> k.startsWith(runId + '/'));
+        if (relay != null) {
+            relay.forget(runId);
+        }
     }
 
     /**
