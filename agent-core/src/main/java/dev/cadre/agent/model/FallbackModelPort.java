@@ -60,7 +60,7 @@ public final class FallbackModelPort implements ModelPort {
                 }
                 String note = String.join("; ", skipped) + "; answered by " + c.ref();
                 Span.current().setAttribute(FALLBACK, c.ref().toString());
-                return response.withFallback(note);
+                return response.withFallback(c.ref(), note);
             } catch (ModelException e) {
                 if (i == chain.size() - 1 || !UNAVAILABLE.contains(e.code())) {
                     throw e;

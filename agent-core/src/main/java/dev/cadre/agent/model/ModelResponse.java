@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param fallback when a fallback model answered because the configured one was unavailable: which
  *     and why, e.g. {@code openai:gpt-4o unavailable (provider_circuit_open); answered by ollama:llama3};
  *     the loop records it in the run
+ * @param answeredBy the model that answered when it is not the one asked for (a fallback), null when
+ *     it is: the loop prices, labels and names the call by the model that answered
  */
 public record ModelResponse(
         @Nullable String text,
@@ -19,9 +21,21 @@ public record ModelResponse(
         TokenUsage usage,
         boolean truncated,
         double cost,
-        @Nullable String fallback) {
+        @Nullable String fallback,
+        @Nullable ModelRef answeredBy) {
     public ModelResponse {
         toolCalls = List.copyOf(toolCalls);
+    }
+
+    /** An answer of the model asked for, with its cost and fallback note. */
+    public ModelResponse(
+            @Nullable String text,
+            List<ToolCall> toolCalls,
+            TokenUsage usage,
+            boolean truncated,
+            double cost,
+            @Nullable String fallback) {
+        this(text, toolCalls, usage, truncated, cost, fallback, null);
     }
 
     /** An answer without price or fallback. */
@@ -34,8 +48,8 @@ public record ModelResponse(
         this(text, toolCalls, usage, false);
     }
 
-    /** The same answer, noting that a fallback model gave it. */
-    public ModelResponse withFallback(String note) {
-        return new ModelResponse(text, toolCalls, usage, truncated, cost, note);
+    /** The same answer, noting that the fallback model {@code by} gave it, and why. */
+    public ModelResponse withFallback(ModelRef by, String note) {
+        return new ModelResponse(text, toolCalls, usage, truncated, cost, note, by);
     }
 }

@@ -68,7 +68,8 @@ public final class SecretMasker implements Redactor {
             // user:password@ in any URL: the user stays, so a reader still sees which account.
             new Replacement(
                     Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://[^\\s:/@\"'<>]*):[^\\s/@\"'<>]+@"),
-                    "$1:" + MASK.replace("[", "\\[").replace("]", "\\]") + "@"),
+                    "$1:" + MASK.replace("[", "\\[").replace("]", "\\]") + "@",
+                    true),
             new Replacement(Pattern.compile("(?i)\\bbearer\\s+[A-Za-z0-9._~+/=-]{8,}"), MASK),
             // Basic credentials are base64 of user:password; "Basic Authentication" (a word) is not one.
             new Replacement(Pattern.compile("(?i)\\bbasic\\s+(?-i:(?![A-Z]?[a-z]+\\b))[A-Za-z0-9+/]{8,}={0,2}"), MASK),
@@ -88,7 +89,16 @@ public final class SecretMasker implements Redactor {
                             + ")[\"']?\\s*[=:]\\s*(\"[^\"]*\"|'[^']*'|[^\\s,;\"'}&]+)"),
                     MASK));
 
-    private record Replacement(Pattern pattern, String with) {}
+    /**
+     * A pattern and what replaces its matches; {@code keepsUrlPrefix}: the replacement keeps the
+     * {@code scheme://user} part and masks from the colon after it (what {@link StreamingRedactor}
+     * may show before the password has arrived).
+     */
+    record Replacement(Pattern pattern, String with, boolean keepsUrlPrefix) {
+        Replacement(Pattern pattern, String with) {
+            this(pattern, with, false);
+        }
+    }
 
     private final List<Replacement> replacements;
 
@@ -136,6 +146,19 @@ public final class SecretMasker implements Redactor {
         return out;
     }
 
+    /**
+     * A redactor for text that arrives in pieces (a model's streamed answer), applying these same
+     * patterns: what it lets out, piece after piece and then flushed, is what {@link #redactText}
+     * makes of the whole text.
+     */
+    public StreamingRedactor streaming() {
+        return new StreamingRedactor(this);
+    }
+
+    List<Replacement> replacements() {
+        return replacements;
+    }
+
     /** The text with credentials masked; JSON text is masked structurally and stays JSON. */
     public @Nullable String redactText(@Nullable String text) {
         if (text == null || text.isEmpty()) {
@@ -149,6 +172,11 @@ public final class SecretMasker implements Redactor {
                 // fall through to the textual patterns
             }
         }
+        return maskPatterns(text);
+    }
+
+    /** The textual patterns alone, in order (what {@link #redactText} applies to text that is not JSON). */
+    String maskPatterns(String text) {
         String out = text;
         for (Replacement r : replacements) {
             Matcher m = r.pattern().matcher(out);

@@ -149,11 +149,18 @@ class StreamingAndCostLoopTest {
                 .filteredOn(AgentEvent.Status.class::isInstance)
                 .extracting(e -> ((AgentEvent.Status) e).message())
                 .contains("model fallback: remote:m unavailable (provider_circuit_open); answered by ollama:llama3");
+        // The span is named after the model that answered; the configured one stays as an attribute.
         SpanData chat = exporter.getFinishedSpanItems().stream()
-                .filter(s -> s.getName().equals("chat m"))
+                .filter(s -> s.getName().equals("chat llama3"))
                 .findFirst()
                 .orElseThrow();
         assertThat(chat.getAttributes().get(FallbackModelPort.FALLBACK)).isEqualTo("ollama:llama3");
+        assertThat(chat.getAttributes().get(AttributeKey.stringKey("gen_ai.provider.name")))
+                .isEqualTo("ollama");
+        assertThat(chat.getAttributes().get(AttributeKey.stringKey("gen_ai.request.model")))
+                .isEqualTo("llama3");
+        assertThat(chat.getAttributes().get(AttributeKey.stringKey("cadre.model.configured")))
+                .isEqualTo("remote:m");
     }
 
     @Test

@@ -69,6 +69,14 @@ public class ClusterConfiguration {
         return new RedisRunQueue(client, prefix, instance.id(), slots, leaseTtl.multipliedBy(2), executor::execute);
     }
 
+    /** Streamed text pieces reach readers on every instance (Redis pub/sub), not only the executing one. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnExpression("!'${cadre.redis.url:}'.isBlank()")
+    RedisLiveRelay liveRelay(
+            RedisClient redis, Instance instance, @Value("${cadre.redis.prefix:cadre}") String prefix) {
+        return new RedisLiveRelay(redis, prefix, instance.id());
+    }
+
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnExpression("!'${cadre.redis.url:}'.isBlank()")
     RedisClient redisClient(@Value("${cadre.redis.url}") String url) {

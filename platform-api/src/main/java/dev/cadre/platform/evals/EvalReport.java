@@ -15,7 +15,8 @@ public record EvalReport(
      *
      * @param routingAccuracy runs that reached exactly the expected set of workers / runs judged for routing
      * @param misrouteRate delegations to a worker the case did not expect (or to no worker at all) / all delegations
-     * @param decompositionAccuracy runs whose delegations followed the expected path / runs with a path
+     * @param decompositionAccuracy runs whose delegations followed the expected path and whose tasks
+     *     mentioned what each worker was expected to be told / runs with a path or tasks to judge
      * @param consistency mean over cases of the share of its k runs that routed like the case's most common routing
      * @param factRecall mean share of the expected facts found in the answers
      */
@@ -76,6 +77,9 @@ public record EvalReport(
      *
      * @param delegated the workers it delegated to, in call order
      * @param refused names the model called as workers that are not its workers (nor its tools)
+     * @param pathCorrect whether the delegations followed the expected order (null: not judged)
+     * @param tasksCorrect whether the tasks sent mentioned every expected phrase (null: not judged)
+     * @param taskMisses the expected phrases no task to their worker mentioned, as {@code worker: phrase}
      */
     public record RunScore(
             String runId,
@@ -84,6 +88,8 @@ public record EvalReport(
             List<String> refused,
             @Nullable Boolean routingCorrect,
             @Nullable Boolean pathCorrect,
+            @Nullable Boolean tasksCorrect,
+            List<String> taskMisses,
             @Nullable Double factRecall,
             List<String> misrouted,
             List<String> missed,

@@ -24,12 +24,14 @@ final class EvalScoring {
      *
      * @param delegated workers delegated to, in call order (one entry per call)
      * @param refused names called as workers that are neither workers nor tools of the orchestrator
+     * @param tasks per worker, the tasks the orchestrator sent it (the delegations' arguments)
      */
     record Observation(
             String runId,
             String status,
             List<String> delegated,
             List<String> refused,
+            Map<String, List<String>> tasks,
             @Nullable String answer,
             long inputTokens,
             long outputTokens,
@@ -81,7 +83,7 @@ final class EvalScoring {
                 caseMisroutes += s.misrouted().size();
                 caseMissed += s.missed().size();
                 caseRouting.add(s.routingCorrect());
-                casePath.add(s.pathCorrect());
+                casePath.add(decomposed(s));
                 caseFacts.add(s.factRecall());
                 caseIn.add((double) o.inputTokens());
                 caseOut.add((double) o.outputTokens());
@@ -185,6 +187,20 @@ final class EvalScoring {
             routingCorrect = misrouted.isEmpty() && missed.isEmpty();
         }
         Boolean pathCorrect = c.path().isEmpty() ? null : o.refused().isEmpty() && follows(o.delegated(), c.path());
+        Boolean tasksCorrect = null;
+        List<String> taskMisses = new ArrayList<>();
+        if (!c.tasks().isEmpty()) {
+            c.tasks().forEach((worker, phrases) -> {
+                String sent = String.join("\n", o.tasks().getOrDefault(worker, List.of()))
+                        .toLowerCase(Locale.ROOT);
+                for (String phrase : phrases) {
+                    if (!sent.contains(phrase.toLowerCase(Locale.ROOT))) {
+                        taskMisses.add(worker + ": " + phrase);
+                    }
+                }
+            });
+            tasksCorrect = taskMisses.isEmpty();
+        }
         Double factRecall = null;
         if (!c.facts().isEmpty()) {
             String answer = o.answer() == null ? "" : o.answer().toLowerCase(Locale.ROOT);
@@ -200,6 +216,8 @@ final class EvalScoring {
                 o.refused(),
                 routingCorrect,
                 pathCorrect,
+                tasksCorrect,
+                taskMisses,
                 factRecall,
                 misrouted,
                 missed,
@@ -207,6 +225,17 @@ final class EvalScoring {
                 o.outputTokens(),
                 o.cost(),
                 o.durationMs());
+    }
+
+    /**
+     * Whether a run decomposed the case as expected: in the expected order (path) and with tasks
+     * that say what each worker was expected to be told; null when the case judges neither.
+     */
+    static @Nullable Boolean decomposed(EvalReport.RunScore s) {
+        if (s.pathCorrect() == null) {
+            return s.tasksCorrect();
+        }
+        return s.tasksCorrect() == null ? s.pathCorrect() : s.pathCorrect() && s.tasksCorrect();
     }
 
     /** Whether the calls, in order, are the steps in order, each step's workers in any order among themselves. */

@@ -3,6 +3,7 @@ package dev.cadre.platform.evals;
 import dev.cadre.agent.AgentSpec;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.runs.RunEvents;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.web.ApiProblem;
@@ -48,6 +49,7 @@ public final class EvalService implements AutoCloseable {
     private final EvalStore store;
     private final EvalSuites suites;
     private final RunService runs;
+    private final RunEvents events;
     private final AgentCatalog catalog;
     private final AuditLog audit;
     private final JsonMapper json;
@@ -66,7 +68,9 @@ public final class EvalService implements AutoCloseable {
             AuditLog audit,
             JsonMapper json,
             MeterRegistry registry,
-            Clock clock) {
+            Clock clock,
+            RunEvents events) {
+        this.events = events;
         this.store = store;
         this.suites = suites;
         this.runs = runs;
@@ -324,12 +328,37 @@ public final class EvalService implements AutoCloseable {
                 timedOut ? "timed_out" : r.status().wire(),
                 delegated,
                 refused,
+                tasksSent(r),
                 r.result(),
                 r.inputTokens(),
                 r.outputTokens(),
                 // What its model calls cost (all agents of the run), when a price is configured.
                 r.cost() > 0 ? r.cost() : null,
                 durationMs);
+    }
+
+    /**
+     * The tasks the orchestrator sent each worker, from the run's {@code subagent_started} events
+     * (the delegations' arguments, redacted as stored): its own delegations, or for a workflow
+     * every step's.
+     */
+    private Map<String, List<String>> tasksSent(RunRecord r) {
+        boolean all = runs.isWorkflow(r.agent());
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        long after = 0;
+        while (true) {
+            List<RunEvents.StoredEvent> page = events.since(r.id(), after, all, 1_000);
+            for (RunEvents.StoredEvent e : page) {
+                if ("subagent_started".equals(e.type())) {
+                    out.computeIfAbsent(e.data().path("worker").asString(""), k -> new ArrayList<>())
+                            .add(e.data().path("task").asString(""));
+                }
+                after = e.seq();
+            }
+            if (page.size() < 1_000) {
+                return out;
+            }
+        }
     }
 
     /** The report of an ended evaluation, as stored. */

@@ -1,6 +1,8 @@
 package dev.cadre.platform.evals;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,6 +33,9 @@ public record EvalSuite(String name, String agent, int repeat, long caseTimeoutS
      * @param path the expected decomposition, in order; each step is one worker or a set of workers
      *     called together (in any order among themselves); empty when the order is not judged
      * @param facts phrases the final answer should contain (case-insensitive)
+     * @param tasks per worker, phrases the tasks the orchestrator sends it must mention
+     *     (case-insensitive): the content side of decomposition, judged from the delegations'
+     *     arguments; empty when not judged
      */
     public record Case(
             String name,
@@ -38,12 +43,16 @@ public record EvalSuite(String name, String agent, int repeat, long caseTimeoutS
             @Nullable String context,
             @Nullable List<String> workers,
             List<List<String>> path,
-            List<String> facts) {
+            List<String> facts,
+            Map<String, List<String>> tasks) {
 
         public Case {
             workers = workers == null ? null : List.copyOf(workers);
             path = path.stream().map(List::copyOf).toList();
             facts = List.copyOf(facts);
+            Map<String, List<String>> copy = new LinkedHashMap<>();
+            tasks.forEach((w, f) -> copy.put(w, List.copyOf(f)));
+            tasks = java.util.Collections.unmodifiableMap(copy);
         }
     }
 }

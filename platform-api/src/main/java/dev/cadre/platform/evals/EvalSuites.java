@@ -31,7 +31,7 @@ public final class EvalSuites {
     static final Duration DEFAULT_CASE_TIMEOUT = Duration.ofMinutes(5);
     private static final Set<String> SUITE_FIELDS = Set.of("suite", "agent", "repeat", "caseTimeout", "cases");
     private static final Set<String> CASE_FIELDS = Set.of("name", "input", "context", "expect");
-    private static final Set<String> EXPECT_FIELDS = Set.of("workers", "path", "facts");
+    private static final Set<String> EXPECT_FIELDS = Set.of("workers", "path", "facts", "tasks");
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EvalSuites.class);
 
@@ -193,8 +193,9 @@ public final class EvalSuites {
         @Nullable List<String> workers = null;
         List<List<String>> path = List.of();
         List<String> facts = List.of();
+        Map<String, List<String>> tasks = Map.of();
         if (!expect.isObject()) {
-            problems.add(at + ".expect: required: a mapping with workers, path and/or facts");
+            problems.add(at + ".expect: required: a mapping with workers, path, facts and/or tasks");
         } else {
             unknownFields(expect, EXPECT_FIELDS, at + ".expect.", problems);
             if (expect.has("workers")) {
@@ -202,18 +203,50 @@ public final class EvalSuites {
             }
             path = path(expect.path("path"), at + ".expect.path", orchestrator, problems);
             facts = strings(expect.path("facts"), at + ".expect.facts", problems);
-            if (!expect.has("workers") && !expect.has("path") && !expect.has("facts")) {
-                problems.add(at + ".expect: give at least one of workers, path or facts");
+            if (!expect.has("workers") && !expect.has("path") && !expect.has("facts") && !expect.has("tasks")) {
+                problems.add(at + ".expect: give at least one of workers, path, facts or tasks");
             }
             if (expect.has("path") && !expect.has("workers")) {
                 // The path names the workers; judging routing from it keeps the two from disagreeing.
                 workers = path.stream().flatMap(List::stream).distinct().toList();
             }
+            tasks = tasks(expect.path("tasks"), at + ".expect.tasks", orchestrator, workers, problems);
         }
         if (problems.size() > before) {
             return null;
         }
-        return new EvalSuite.Case(name, input, context, workers, path, facts);
+        return new EvalSuite.Case(name, input, context, workers, path, facts, tasks);
+    }
+
+    /** {@code tasks: {worker: [phrase, …]}}: each a worker the case expects (when it says which). */
+    private static Map<String, List<String>> tasks(
+            JsonNode node,
+            String at,
+            @Nullable AgentSpec orchestrator,
+            @Nullable List<String> workers,
+            List<String> problems) {
+        if (node.isMissingNode()) {
+            return Map.of();
+        }
+        if (!node.isObject() || node.isEmpty()) {
+            problems.add(at + ": a mapping of worker to the phrases its task must mention,"
+                    + " e.g. {cpu-inspector: [cpu, load]}");
+            return Map.of();
+        }
+        Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+        for (String worker : node.propertyNames()) {
+            String workerAt = at + "." + worker;
+            checkWorker(worker, workerAt, orchestrator, problems);
+            if (workers != null && !workers.contains(worker)) {
+                problems.add(workerAt + ": '" + worker + "' is not one of the workers this case expects " + workers);
+            }
+            List<String> phrases = strings(node.get(worker), workerAt, problems);
+            if (phrases.isEmpty() && node.get(worker).isArray()) {
+                problems.add(workerAt + ": name at least one phrase the task must mention");
+            }
+            out.put(worker, phrases);
+        }
+        return out;
     }
 
     private static List<String> names(

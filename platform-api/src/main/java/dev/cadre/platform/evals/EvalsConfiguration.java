@@ -52,8 +52,9 @@ class EvalsConfiguration {
             AuditLog audit,
             JsonMapper json,
             MeterRegistry registry,
-            Clock clock) {
-        return new EvalService(store, suites, runs, catalog, audit, json, registry, clock);
+            Clock clock,
+            dev.cadre.platform.runs.RunEvents events) {
+        return new EvalService(store, suites, runs, catalog, audit, json, registry, clock, events);
     }
 
     /** Evaluations a stopped process left running go on waiting for their (durable) runs. */

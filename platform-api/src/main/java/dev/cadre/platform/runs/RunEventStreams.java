@@ -59,6 +59,8 @@ class RunEventStreams {
                 boolean pieceWaits = next != null && next.afterSeq() > covered;
                 if (generation != seen || pieceWaits) {
                     long committed = events.committedSeq(runId);
+                    // Every piece received so far was published after the events it follows were stored.
+                    long piecesAfter = live.maxAfterSeq();
                     // Read the status before the events: if it is terminal, every event is already stored.
                     boolean ended =
                             store.find(runId).map(r -> r.status().terminal()).orElse(true);
@@ -81,8 +83,10 @@ class RunEventStreams {
                     if (batch.size() == BATCH) {
                         continue;
                     }
-                    // Nothing stored here (run elsewhere, or released): no piece is waiting for anything.
-                    covered = committed == 0 ? Long.MAX_VALUE : Math.max(last, committed);
+                    // This read covers what was stored here (committed) and every piece received before
+                    // it, a piece of a run executing on another instance included (its afterSeq counts
+                    // there): such a piece goes out after the stored events it follows, read just now.
+                    covered = Math.max(last, Math.max(committed, piecesAfter));
                     seen = generation;
                     if (ended) {
                         for (RunEvents.LiveEvent p = live.peek(); p != null; p = live.peek()) {

@@ -1,9 +1,11 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.agent.event.AgentEvent;
+import dev.cadre.agent.telemetry.StreamingRedactor;
 import dev.cadre.platform.storage.DailyPartitions;
 import dev.cadre.platform.storage.KeyLists;
 import dev.cadre.platform.storage.Removed;
+import dev.cadre.platform.web.SecretRedactor;
 import dev.cadre.platform.web.StorageUnavailable;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -42,16 +44,32 @@ public class RunEvents {
      */
     public record LiveEvent(long afterSeq, String type, boolean mainStream, ObjectNode data) {}
 
-    /** A reader's queue of live events of one run. */
+    /** A reader's queue of live events of one run (from this instance, and from others through the relay). */
     public static final class LiveSubscription implements AutoCloseable {
         private final String runId;
         private final RunEvents owner;
         final java.util.concurrent.ConcurrentLinkedQueue<LiveEvent> queue =
                 new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final AtomicLong maxAfterSeq = new AtomicLong();
+        private volatile @org.jspecify.annotations.Nullable AutoCloseable remote;
 
         private LiveSubscription(String runId, RunEvents owner) {
             this.runId = runId;
             this.owner = owner;
+        }
+
+        void offer(LiveEvent e) {
+            queue.add(e);
+            maxAfterSeq.accumulateAndGet(e.afterSeq(), Math::max);
+        }
+
+        /**
+         * The highest {@link LiveEvent#afterSeq()} received so far: a piece is published after the
+         * events up to its {@code afterSeq} were stored, so a read of the table that starts after
+         * this was taken covers every piece received before.
+         */
+        public long maxAfterSeq() {
+            return maxAfterSeq.get();
         }
 
         /** The next live event, or null. */
@@ -69,6 +87,14 @@ public class RunEvents {
                 subs.remove(this);
                 return subs.isEmpty() ? null : subs;
             });
+            AutoCloseable r = remote;
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (Exception e) {
+                    log.debug("Live relay of run {} not closed: {}", runId, e.getMessage());
+                }
+            }
         }
     }
 
@@ -86,16 +112,27 @@ public class RunEvents {
     private long generation; // guarded by lock
     private final Duration storeRetry;
 
+    private final SecretRedactor redactor;
+    /** The streamed text of each session's current turn, redacted as it streams (run id + session id). */
+    private final Map<String, StreamingRedactor> streaming = new ConcurrentHashMap<>();
+
     RunEvents(
             JdbcClient jdbc,
             EventJson eventJson,
             JsonMapper json,
-            @Value("${cadre.runs.event-store-retry:PT2M}") Duration storeRetry) {
+            @Value("${cadre.runs.event-store-retry:PT2M}") Duration storeRetry,
+            SecretRedactor redactor,
+            org.springframework.beans.factory.ObjectProvider<LiveRelay> relay) {
         this.jdbc = jdbc;
         this.eventJson = eventJson;
         this.json = json;
         this.storeRetry = storeRetry;
+        this.redactor = redactor;
+        this.relay = relay == null ? null : relay.getIfAvailable();
     }
+
+    /** Live pieces to and from other instances (cluster mode), or null. */
+    private final @org.jspecify.annotations.Nullable LiveRelay relay;
 
     /** Stores an agent event; returns its run-wide sequence number. */
     public long append(AgentEvent event) {
@@ -294,29 +331,90 @@ public class RunEvents {
                 .orElse(null);
     }
 
-    /** Follows the live events of a run on this instance; close it when done. */
+    /**
+     * Follows the live events of a run, executing here or (through the relay, in a cluster) on
+     * another instance; close it when done.
+     */
     public LiveSubscription subscribeLive(String runId) {
         LiveSubscription sub = new LiveSubscription(runId, this);
         live.computeIfAbsent(runId, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
                 .add(sub);
+        if (relay != null) {
+            sub.remote = relay.follow(runId, e -> {
+                sub.offer(e);
+                wakeReaders();
+            });
+        }
         return sub;
     }
 
     /**
-     * Hands a live-only event to the readers of its run on this instance (none: nothing to do, no
-     * JSON built). It is placed after the last stored event of the run, so a reader sends it after
+     * Hands a streamed text piece to the readers of its run on this instance. Its text goes through
+     * the session's {@link StreamingRedactor} first (always, readers or not, so a reader who joins
+     * mid-turn never gets the second half of a secret): what could still be the start of a secret
+     * is held back until the next piece, or until the session's next stored event ({@link
+     * #endLive}). It is placed after the last stored event of the run, so a reader sends it after
      * the stored events that came before it.
      */
     public void publishLive(AgentEvent event) {
-        java.util.Set<LiveSubscription> subs = live.get(event.meta().runId());
-        if (subs == null || subs.isEmpty()) {
+        if (!(event instanceof AgentEvent.TextDelta piece)) {
             return;
         }
-        LiveEvent e = new LiveEvent(
-                committedSeq(event.meta().runId()), event.type(), event.meta().isMainStream(), eventJson.toJson(event));
-        for (LiveSubscription s : subs) {
-            s.queue.add(e);
+        String shown = streaming
+                .computeIfAbsent(streamKey(event), k -> redactor.streaming())
+                .accept(piece.text());
+        publishPiece(piece, shown);
+    }
+
+    /**
+     * Ends the streamed text of {@code next}'s session, if any, before {@code next} is stored: what
+     * was held back goes out (redacted like the whole text), so the pieces a reader got add up to
+     * the stored text of the turn.
+     */
+    public void endLive(AgentEvent next) {
+        if (streaming.isEmpty()) {
+            return;
         }
+        StreamingRedactor r = streaming.remove(streamKey(next));
+        if (r != null) {
+            publishPiece(new AgentEvent.TextDelta(next.meta(), "", true), r.flush());
+        }
+    }
+
+    private static String streamKey(AgentEvent event) {
+        return event.meta().runId() + '/' + event.meta().sessionId();
+    }
+
+    private void publishPiece(AgentEvent.TextDelta piece, String shown) {
+        if (shown.isEmpty()) {
+            return;
+        }
+        String runId = piece.meta().runId();
+        java.util.Set<LiveSubscription> subs = live.get(runId);
+        boolean here = subs != null && !subs.isEmpty();
+        boolean elsewhere = relay != null && relay.followedElsewhere(runId);
+        if (!here && !elsewhere) {
+            return;
+        }
+        ObjectNode data = eventJson.toJson(new AgentEvent.TextDelta(piece.meta(), shown, true));
+        // Redacted in the context of the whole turn already; redacting the piece alone again could
+        // mask what the whole text does not (the pieces must add up to the stored text).
+        data.put("text", shown);
+        LiveEvent e =
+                new LiveEvent(committedSeq(runId), piece.type(), piece.meta().isMainStream(), data);
+        if (elsewhere) {
+            relay.publish(runId, e);
+        }
+        if (!here) {
+            return;
+        }
+        for (LiveSubscription s : subs) {
+            s.offer(e);
+        }
+        wakeReaders();
+    }
+
+    private void wakeReaders() {
         lock.lock();
         try {
             // Wakes the readers without counting as a new stored event (generation unchanged).
@@ -357,9 +455,13 @@ public class RunEvents {
         }
     }
 
-    /** Forgets the in-memory counter of a finished run. */
+    /** Forgets the in-memory counter (and any streamed text left) of a finished run. */
     public void release(String runId) {
         sequences.remove(runId);
+        streaming.keySet().removeIf(k -> k.startsWith(runId + '/'));
+        if (relay != null) {
+            relay.forget(runId);
+        }
     }
 
     /**

@@ -149,6 +149,7 @@ public final class RunExecutor {
                     events.publishLive(event);
                     return;
                 }
+                events.endLive(event); // what the session's stream held back goes out first
                 if (workflow) {
                     events.appendStep(event, runId);
                 } else if (event instanceof AgentEvent.Error err

@@ -31,6 +31,14 @@ public class SecretRedactor {
         return masker.redactText(text);
     }
 
+    /**
+     * A redactor for one streamed text (a model turn's pieces) with the same patterns: what it lets
+     * out, concatenated, is what {@link #redactText} makes of the whole text.
+     */
+    public dev.cadre.agent.telemetry.StreamingRedactor streaming() {
+        return masker.streaming();
+    }
+
     public JsonNode redact(JsonNode node) {
         return masker.redact(node);
     }

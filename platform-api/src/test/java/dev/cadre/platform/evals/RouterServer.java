@@ -20,7 +20,8 @@ import tools.jackson.databind.node.ObjectNode;
  * A local OpenAI-compatible chat-completions server acting as a deliberately imperfect router, so
  * that the harness has real misroutes to count: "cpu" and "disk" go where they should, "memory"
  * goes to the CPU worker, "ghost" calls a worker that does not exist, "everything" calls all three
- * in one turn, and "storage" alternates between the disk and the CPU worker (inconsistent). Once a
+ * in one turn, "storage" alternates between the disk and the CPU worker (inconsistent), and "swap"
+ * goes to the memory worker, the right one, with a task about the disk (the wrong content). Once a
  * worker's result is back, it answers with text. Speaks the non-streaming and streaming wire formats.
  */
 final class RouterServer implements AutoCloseable {
@@ -50,6 +51,7 @@ final class RouterServer implements AutoCloseable {
         JsonNode messages = request.path("messages");
         List<String> workers = new ArrayList<>();
         String text = null;
+        String task = null;
         if ("tool".equals(messages.get(messages.size() - 1).path("role").asString())) {
             text = "Routed and done: "
                     + messages.get(messages.size() - 1).path("content").asString();
@@ -60,7 +62,10 @@ final class RouterServer implements AutoCloseable {
                     user = m.path("content").asString("").toLowerCase(Locale.ROOT);
                 }
             }
-            if (user.contains("everything")) {
+            if (user.contains("swap")) {
+                workers.add("memory-worker");
+                task = "check the disk space"; // the right worker, told the wrong thing
+            } else if (user.contains("everything")) {
                 workers.addAll(List.of("cpu-worker", "memory-worker", "disk-worker"));
             } else if (user.contains("memory")) {
                 workers.add("cpu-worker"); // the deliberate mistake
@@ -76,15 +81,15 @@ final class RouterServer implements AutoCloseable {
         }
         String id = "chatcmpl-" + ids.incrementAndGet();
         boolean stream = request.path("stream").asBoolean(false);
-        byte[] body =
-                (stream ? streamed(id, workers, text) : whole(id, workers, text)).getBytes(StandardCharsets.UTF_8);
+        byte[] body = (stream ? streamed(id, workers, task, text) : whole(id, workers, task, text))
+                .getBytes(StandardCharsets.UTF_8);
         x.getResponseHeaders().add("Content-Type", stream ? "text/event-stream" : "application/json");
         x.sendResponseHeaders(200, body.length);
         x.getResponseBody().write(body);
         x.close();
     }
 
-    private static ArrayNode calls(List<String> workers, boolean indexed) {
+    private static ArrayNode calls(List<String> workers, String task, boolean indexed) {
         ArrayNode calls = JSON.createArrayNode();
         for (int i = 0; i < workers.size(); i++) {
             ObjectNode c = calls.addObject();
@@ -95,12 +100,16 @@ final class RouterServer implements AutoCloseable {
             c.put("type", "function");
             c.putObject("function")
                     .put("name", workers.get(i))
-                    .put("arguments", "{\"task\":\"check " + workers.get(i) + "\"}");
+                    .put(
+                            "arguments",
+                            JSON.createObjectNode()
+                                    .put("task", task != null ? task : "check " + workers.get(i))
+                                    .toString());
         }
         return calls;
     }
 
-    private static String whole(String id, List<String> workers, String text) {
+    private static String whole(String id, List<String> workers, String task, String text) {
         ObjectNode r = JSON.createObjectNode();
         r.put("id", id)
                 .put("object", "chat.completion")
@@ -113,7 +122,7 @@ final class RouterServer implements AutoCloseable {
             message.put("content", text);
         } else {
             message.putNull("content");
-            message.set("tool_calls", calls(workers, false));
+            message.set("tool_calls", calls(workers, task, false));
         }
         choice.put("finish_reason", text != null ? "stop" : "tool_calls");
         r.putObject("usage")
@@ -123,7 +132,7 @@ final class RouterServer implements AutoCloseable {
         return r.toString();
     }
 
-    private static String streamed(String id, List<String> workers, String text) {
+    private static String streamed(String id, List<String> workers, String task, String text) {
         StringBuilder out = new StringBuilder();
         ObjectNode chunk = JSON.createObjectNode();
         chunk.put("id", id)
@@ -136,7 +145,7 @@ final class RouterServer implements AutoCloseable {
         if (text != null) {
             delta.put("content", text);
         } else {
-            delta.set("tool_calls", calls(workers, true));
+            delta.set("tool_calls", calls(workers, task, true));
         }
         out.append("data: ").append(chunk).append("\n\n");
         ObjectNode end = chunk.deepCopy();

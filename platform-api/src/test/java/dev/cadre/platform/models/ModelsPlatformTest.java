@@ -47,7 +47,11 @@ import tools.jackson.databind.json.JsonMapper;
             "cadre.models.circuit-breaker.failure-threshold=2",
             "cadre.models.currency=EUR",
             "cadre.models.prices.test-model.input-per-million=2.5",
-            "cadre.models.prices.test-model.output-per-million=10"
+            "cadre.models.prices.test-model.output-per-million=10",
+            "cadre.models.prices.model-a.input-per-million=1",
+            "cadre.models.prices.model-a.output-per-million=2",
+            "cadre.models.prices.model-b.input-per-million=4",
+            "cadre.models.prices.model-b.output-per-million=20"
         })
 class ModelsPlatformTest {
 
@@ -67,6 +71,10 @@ class ModelsPlatformTest {
         r.add("cadre.models.providers.dead.type", () -> "openai");
         r.add("cadre.models.providers.dead.base-url", () -> "http://127.0.0.1:9/v1");
         r.add("cadre.models.providers.dead.api-key", () -> "k");
+        // Gone as well, with a circuit of its own (the breaker test counts dead's failures).
+        r.add("cadre.models.providers.gone.type", () -> "openai");
+        r.add("cadre.models.providers.gone.base-url", () -> "http://127.0.0.1:9/v1");
+        r.add("cadre.models.providers.gone.api-key", () -> "k");
     }
 
     @AfterAll
@@ -82,6 +90,9 @@ class ModelsPlatformTest {
     MeterRegistry registry;
 
     @Autowired
+    dev.cadre.platform.observability.TraceStore traces;
+
+    @Autowired
     @Qualifier("modelProviders")
     HealthIndicator modelProviders;
 
@@ -89,15 +100,19 @@ class ModelsPlatformTest {
             + "\"model\":\"test-model-2026\",\"choices\":";
 
     static List<String> textStream(String... pieces) {
+        return textStreamAs(HEAD, pieces);
+    }
+
+    static List<String> textStreamAs(String head, String... pieces) {
         List<String> chunks = new ArrayList<>();
         chunks.add(
-                HEAD + "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
+                head + "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
         for (String p : pieces) {
-            chunks.add(HEAD + "[{\"index\":0,\"delta\":{\"content\":" + JSON.writeValueAsString(p)
+            chunks.add(head + "[{\"index\":0,\"delta\":{\"content\":" + JSON.writeValueAsString(p)
                     + "},\"finish_reason\":null}]}");
         }
-        chunks.add(HEAD + "[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
-        chunks.add(HEAD + "[],\"usage\":{\"prompt_tokens\":182,\"completion_tokens\":41,\"total_tokens\":223}}");
+        chunks.add(head + "[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
+        chunks.add(head + "[],\"usage\":{\"prompt_tokens\":182,\"completion_tokens\":41,\"total_tokens\":223}}");
         return chunks;
     }
 
@@ -192,6 +207,51 @@ class ModelsPlatformTest {
     }
 
     @Test
+    void aSecretSplitAcrossStreamedPieces_neverReachesAFollower_andThePiecesAddUpToTheStoredText() throws Exception {
+        Api api = new Api(port);
+        PRIMARY.gate = new CountDownLatch(1);
+        PRIMARY.answerSse(textStream(
+                "The DSN is postgres://app:Hun",
+                "ter2pw@db:5432/orders",
+                " and the header Authorization: Bea",
+                "rer abcdefgh",
+                "ijklmnop1234; the key sk-proj4bcdefg",
+                "hijklmnopqrstuvwx works."));
+        String runId =
+                api.submitRun("streamer", "what are the credentials?").get("id").asString();
+        CountDownLatch connected = new CountDownLatch(1);
+        List<Received> live = follow(runId, connected);
+        connected.await();
+        PRIMARY.gate.countDown();
+
+        JsonNode run = api.awaitRunEnd(runId);
+        assertThat(run.get("status").asString()).isEqualTo("completed");
+        Await.until(
+                "the live stream to end",
+                () -> live,
+                l -> !l.isEmpty() && l.getLast().name().equals("done"));
+        List<Received> texts =
+                live.stream().filter(e -> "text_delta".equals(e.name())).toList();
+        List<String> pieces = texts.stream()
+                .filter(e -> e.data().path("partial").asBoolean(false))
+                .map(e -> e.data().get("text").asString())
+                .toList();
+        String stored = texts.getLast().data().get("text").asString();
+        assertThat(texts.getLast().hasId()).isTrue();
+        assertThat(stored)
+                .isEqualTo("The DSN is postgres://app:[REDACTED]@db:5432/orders and the header [REDACTED];"
+                        + " the key [REDACTED] works.");
+        assertThat(String.join("", pieces)).isEqualTo(stored);
+        // Not one piece, nor what they showed so far, holds a part of a secret.
+        StringBuilder shown = new StringBuilder();
+        for (String p : pieces) {
+            shown.append(p);
+            assertThat(shown.toString()).doesNotContain("Hun", "abcdefgh", "ijklmnop", "sk-proj", "hijklmn");
+        }
+        assertThat(pieces).hasSizeGreaterThan(2);
+    }
+
+    @Test
     void aBudgetInCurrency_stopsTheRunWithBudgetExceeded() {
         Api api = new Api(port);
         PRIMARY.answerSse(textStream("Too ", "expensive."));
@@ -227,6 +287,57 @@ class ModelsPlatformTest {
         assertThat(events)
                 .contains(
                         "model fallback: primary:test-model unavailable (provider_unavailable); answered by backup:test-model");
+    }
+
+    @Test
+    void aFallbackAnswer_isPricedCountedAndNamedByTheModelThatGaveIt() {
+        Api api = new Api(port);
+        BACKUP.answerSse(textStreamAs(
+                "{\"id\":\"chatcmpl-B\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                        + "\"model\":\"model-b-0125\",\"choices\":",
+                "Cheap ",
+                "it was not."));
+        String runId = api.submitRun("frugal", "price it").get("id").asString();
+        JsonNode run = api.awaitRunEnd(runId);
+        assertThat(run.get("result").asString()).isEqualTo("Cheap it was not.");
+
+        // 182 input and 41 output tokens at model-b's price, not model-a's (1 and 2 per million).
+        double cost = 182 * 4.0 / 1e6 + 41 * 20.0 / 1e6;
+        assertThat(run.get("cost").get("amount").asDouble())
+                .isCloseTo(cost, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(registry.get("cadre.cost")
+                        .tags("agent", "frugal", "model", "backup:model-b")
+                        .counter()
+                        .count())
+                .isCloseTo(cost, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(registry.find("cadre.cost")
+                        .tags("agent", "frugal", "model", "gone:model-a")
+                        .counter())
+                .isNull();
+        assertThat(registry.get("cadre.tokens")
+                        .tags("agent", "frugal", "model", "backup:model-b", "type", "output")
+                        .counter()
+                        .count())
+                .isEqualTo(41.0);
+
+        var chat = Await.until(
+                "the chat span of the run",
+                () -> traces.spansOfRun(runId).stream()
+                        .filter(s -> "chat"
+                                .equals(s.attributes()
+                                        .path("gen_ai.operation.name")
+                                        .asString(null)))
+                        .toList(),
+                l -> !l.isEmpty());
+        assertThat(chat).hasSize(1);
+        JsonNode a = chat.getFirst().attributes();
+        assertThat(chat.getFirst().name()).isEqualTo("chat model-b");
+        assertThat(a.get("gen_ai.provider.name").asString()).isEqualTo("backup");
+        assertThat(a.get("gen_ai.request.model").asString()).isEqualTo("model-b");
+        assertThat(a.get("gen_ai.response.model").asString()).isEqualTo("model-b-0125");
+        assertThat(a.get("cadre.model.fallback").asString()).isEqualTo("backup:model-b");
+        assertThat(a.get("cadre.model.configured").asString()).isEqualTo("gone:model-a");
+        assertThat(a.get("cadre.cost").asDouble()).isCloseTo(cost, org.assertj.core.data.Offset.offset(1e-12));
     }
 
     @Test

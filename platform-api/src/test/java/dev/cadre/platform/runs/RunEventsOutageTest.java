@@ -59,7 +59,7 @@ class RunEventsOutageTest {
 
     @Test
     void anEventDuringAShortOutage_isStoredWhenTheDatabaseIsBack() {
-        RunEvents events = new RunEvents(jdbc, null, JSON, Duration.ofSeconds(30));
+        RunEvents events = new RunEvents(jdbc, null, JSON, Duration.ofSeconds(30), null, null);
         assertThat(append(events, "run-1", "run_started")).isEqualTo(1);
 
         refusals.set(3); // the next three connection attempts fail
@@ -76,7 +76,7 @@ class RunEventsOutageTest {
 
     @Test
     void anOutageLongerThanTheRetry_failsTheEvent_andLeavesNoGap() {
-        RunEvents events = new RunEvents(jdbc, null, JSON, Duration.ofMillis(300));
+        RunEvents events = new RunEvents(jdbc, null, JSON, Duration.ofMillis(300), null, null);
         assertThat(append(events, "run-2", "run_started")).isEqualTo(1);
 
         refusals.set(1_000);

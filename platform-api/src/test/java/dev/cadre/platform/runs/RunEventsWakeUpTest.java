@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class RunEventsWakeUpTest {
 
     // The wake-up logic touches neither the database nor JSON.
-    private final RunEvents events = new RunEvents(null, null, null, java.time.Duration.ZERO);
+    private final RunEvents events = new RunEvents(null, null, null, java.time.Duration.ZERO, null, null);
 
     @Test
     void awaitChange_returnsAtOnce_whenASignalCameAfterTheGenerationWasTaken() throws InterruptedException {

@@ -10,6 +10,7 @@ import dev.cadre.agent.model.AssistantMessage;
 import dev.cadre.agent.model.Message;
 import dev.cadre.agent.model.ModelException;
 import dev.cadre.agent.model.ModelPort;
+import dev.cadre.agent.model.ModelRef;
 import dev.cadre.agent.model.ModelRequest;
 import dev.cadre.agent.model.ModelResponse;
 import dev.cadre.agent.model.ToolCall;
@@ -295,7 +296,12 @@ public final class AgentExecution {
                 modelCallEnded(chat, null, f, t0);
                 return stopOrFail(f);
             }
-            modelCallEnded(chat, response.usage(), null, t0, response.cost());
+            // A fallback's answer is priced (by its port), counted and named by the model that gave it.
+            ModelRef answered = response.answeredBy() != null ? response.answeredBy() : spec.model();
+            if (!answered.equals(spec.model())) {
+                rt.spans().answeredBy(chat, answered, spec.model());
+            }
+            modelCallEnded(chat, response.usage(), null, t0, response.cost(), answered);
             String fallback = response.fallback();
             if (fallback != null) {
                 int turn = iterations + 1;
@@ -386,17 +392,18 @@ public final class AgentExecution {
     }
 
     private void modelCallEnded(Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0) {
-        modelCallEnded(chat, used, failure, t0, 0);
+        modelCallEnded(chat, used, failure, t0, 0, spec.model());
     }
 
-    private void modelCallEnded(Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0, double cost) {
+    private void modelCallEnded(
+            Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0, double cost, ModelRef model) {
         rt.spans().endChat(chat, used, failure, cost);
         rt.listener()
                 .modelCallFinished(new AgentTelemetryListener.ModelCallFinished(
                         run.runId(),
                         sessionId,
                         spec.name(),
-                        spec.model(),
+                        model,
                         used == null ? TokenUsage.ZERO : used,
                         failure == null ? null : failure.category(),
                         Duration.ofNanos(System.nanoTime() - t0),

@@ -50,6 +50,9 @@ public final class Spans {
     /** What a model call cost, in the price table's currency (set when the model has a price). */
     public static final AttributeKey<Double> COST = AttributeKey.doubleKey("cadre.cost");
 
+    /** On a chat span a fallback model answered: the agent's configured ({@code provider:model}) model. */
+    public static final AttributeKey<String> CONFIGURED_MODEL = AttributeKey.stringKey("cadre.model.configured");
+
     public static final AttributeKey<String> RESPONSE_MODEL = AttributeKey.stringKey("gen_ai.response.model");
     public static final AttributeKey<String> RESPONSE_ID = AttributeKey.stringKey("gen_ai.response.id");
     public static final AttributeKey<List<String>> FINISH_REASONS =
@@ -128,6 +131,21 @@ public final class Spans {
                 .setAttribute(CONVERSATION_ID, sessionId)
                 .setAttribute(RUN_ID, runId)
                 .startSpan();
+    }
+
+    /**
+     * Names a chat span after the fallback model that answered: the request that got the answer went
+     * to {@code answered}, so its name, provider and {@code gen_ai.request.model} say so; the agent's
+     * configured model stays as {@code cadre.model.configured}.
+     */
+    public void answeredBy(Span span, ModelRef answered, ModelRef configured) {
+        if (!span.isRecording()) {
+            return;
+        }
+        span.updateName("chat " + answered.model());
+        span.setAttribute(PROVIDER, answered.provider());
+        span.setAttribute(REQUEST_MODEL, answered.model());
+        span.setAttribute(CONFIGURED_MODEL, configured.toString());
     }
 
     public void endChat(Span span, @Nullable TokenUsage usage, @Nullable Failure failure) {
