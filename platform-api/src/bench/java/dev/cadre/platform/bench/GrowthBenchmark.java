@@ -33,7 +33,8 @@ import java.util.Optional;
  * server and {@code cadre_growth}), {@code --sizes=10000,100000,1000000}, {@code --requests=N}
  * per endpoint and size (default 40), {@code --grow-only}, {@code --measure-only} (databases a
  * {@code --keep} run left), {@code --keep}, {@code --min-free-gb=15} (growing stops below it),
- * {@code --grow-workers=3} (connections cloning at once),
+ * {@code --grow-workers=3} (connections cloning at once), {@code --reuse-seed} (the seed database
+ * a stopped run left, instead of seeding again),
  * {@code --jvm="…"} (default: the Kubernetes limits' heap).
  */
 public final class GrowthBenchmark {
@@ -82,6 +83,7 @@ public final class GrowthBenchmark {
         String jvm = option(options, "jvm").orElse(K8S_JVM);
         int workers = option(options, "grow-workers").map(Integer::parseInt).orElse(3);
         boolean keep = options.contains("--keep");
+        boolean reuseSeed = options.contains("--reuse-seed");
         boolean growOnly = options.contains("--grow-only");
         boolean measureOnly = options.contains("--measure-only");
         String url = option(options, "db").orElseGet(() -> {
@@ -110,16 +112,18 @@ public final class GrowthBenchmark {
         try (Connection admin = DriverManager.getConnection(server + "postgres", user, password)) {
             if (!measureOnly) {
                 String seedDb = prefix + "_seed";
-                recreate(admin, seedDb, null);
                 Instant now = Instant.now();
-                PlatformProcess p = start("seed", out, jvm, platformArgs(server + seedDb, user, password));
-                try {
-                    seed(new Http(p.base(), Api.ADMIN_KEY), log);
-                } finally {
-                    p.close();
-                }
-                try (Connection c = DriverManager.getConnection(server + seedDb, user, password)) {
-                    new HistoryCloner(c).dayPartitions(now);
+                if (!reuseSeed || !exists(admin, seedDb)) {
+                    recreate(admin, seedDb, null);
+                    PlatformProcess p = start("seed", out, jvm, platformArgs(server + seedDb, user, password));
+                    try {
+                        seed(new Http(p.base(), Api.ADMIN_KEY), log);
+                    } finally {
+                        p.close();
+                    }
+                    try (Connection c = DriverManager.getConnection(server + seedDb, user, password)) {
+                        new HistoryCloner(c).dayPartitions(now);
+                    }
                 }
                 for (Size size : all) {
                     recreate(admin, size.database, seedDb);
@@ -129,10 +133,9 @@ public final class GrowthBenchmark {
                         List<String> seeds = cloner.seeds();
                         long copies = cloner.copiesFor(seeds, size.target);
                         grow(server + size.database, user, password, seeds, copies, now, workers, minFreeBytes, t0);
-                        cloner.prepare(seeds, copies, now);
-                        cloner.addModelCalls(copies);
                         double cloneSeconds = (System.nanoTime() - t0) / 1e9;
-                        cloner.rebuildRunRollups();
+                        cloner.prepare(seeds, copies, now);
+                        cloner.addRollups(copies);
                         double rollupSeconds = (System.nanoTime() - t0) / 1e9 - cloneSeconds;
                         cloner.vacuum();
                         size.growSeconds = (System.nanoTime() - t0) / 1e9;
@@ -142,7 +145,7 @@ public final class GrowthBenchmark {
                         say(
                                 log,
                                 Measure.fmt(
-                                        "grew %s to %d runs in %.0f s (clone %.0f s, rollup rebuild %.0f s,"
+                                        "grew %s to %d runs in %.0f s (clone %.0f s, rollups %.0f s,"
                                                 + " vacuum %.0f s); %s; load %.1f",
                                         size.database,
                                         size.runs,
@@ -250,6 +253,15 @@ public final class GrowthBenchmark {
     private static void say(List<String> log, String line) {
         System.out.println(line);
         log.add(line);
+    }
+
+    private static boolean exists(Connection admin, String database) throws Exception {
+        try (var ps = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+            ps.setString(1, database);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
     }
 
     private static void recreate(Connection admin, String database, String template) throws Exception {

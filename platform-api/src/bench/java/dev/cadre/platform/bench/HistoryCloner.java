@@ -1,5 +1,6 @@
 package dev.cadre.platform.bench;
 
+import dev.cadre.platform.runs.CloneRollups;
 import dev.cadre.platform.runs.RunStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,9 +31,9 @@ import tools.jackson.databind.json.JsonMapper;
  * only ids, trace ids, lease and request columns overridden and every timestamp column shifted, so
  * columns other migrations add are cloned too.
  *
- * <p>The rollups stay consistent with the raw rows: the model rollup gets the seeds' model calls
- * once per copy (all 30 days: rollups outlive the spans), and the run rollups are rebuilt by the
- * platform's own one-time backfill ({@link RunStore#backfillRollups}) over all runs.
+ * <p>The rollups stay consistent with the raw rows: each copy adds what its seed added, at the
+ * copy's hour (all 30 days: rollups outlive the spans), computed in SQL over seeds × copies;
+ * {@link #rebuildRunRollups} (the platform's own backfill over all runs) is the cross-check.
  */
 final class HistoryCloner {
 
@@ -144,6 +145,7 @@ final class HistoryCloner {
 
     private List<String> statements = List.of();
     private String modelRollup = "";
+    private String shift = "";
 
     /**
      * Prepares this connection to write copies 1..{@code copies} of {@code seeds}: copy k is shifted
@@ -152,7 +154,7 @@ final class HistoryCloner {
      */
     void prepare(List<String> seeds, long copies, Instant now) throws Exception {
         long stepMicros = SPREAD.toNanos() / 1000 / Math.max(1, copies);
-        String shift = "((k * " + stepMicros + "::bigint) * interval '1 microsecond')";
+        shift = "((k * " + stepMicros + "::bigint) * interval '1 microsecond')";
         String shiftNanos = "(k * " + stepMicros + "::bigint * 1000)";
         String seedList =
                 String.join(",", seeds.stream().map(s -> "'" + s + "'").toList());
@@ -225,9 +227,13 @@ final class HistoryCloner {
         run(statements, from, to);
     }
 
-    /** Adds the model calls of copies 1..{@code copies} to the model rollup (one statement, after the copies). */
-    void addModelCalls(long copies) throws Exception {
+    /**
+     * Adds copies 1..{@code copies} to the rollups (one statement per rollup table, after the
+     * copies): the model calls of the seeds' spans, and the runs through {@link CloneRollups}.
+     */
+    void addRollups(long copies) throws Exception {
         run(List.of(modelRollup), 1, copies);
+        CloneRollups.addCopies(c, copies, shift);
     }
 
     private void run(List<String> sqls, long from, long to) throws Exception {
