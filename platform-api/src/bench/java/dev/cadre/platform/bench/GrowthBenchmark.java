@@ -33,7 +33,8 @@ import java.util.Optional;
  * server and {@code cadre_growth}), {@code --sizes=10000,100000,1000000}, {@code --requests=N}
  * per endpoint and size (default 40), {@code --grow-only}, {@code --measure-only} (databases a
  * {@code --keep} run left), {@code --keep}, {@code --min-free-gb=15} (growing stops below it),
- * {@code --grow-workers=3} (connections cloning at once), {@code --reuse-seed} (the seed database
+ * {@code --grow-workers=3} (connections cloning at once), {@code --resume} (continue a stopped
+ * grow of an existing database: clone only the missing copies), {@code --reuse-seed} (the seed database
  * a stopped run left, instead of seeding again),
  * {@code --jvm="…"} (default: the Kubernetes limits' heap).
  */
@@ -84,6 +85,7 @@ public final class GrowthBenchmark {
         int workers = option(options, "grow-workers").map(Integer::parseInt).orElse(3);
         boolean keep = options.contains("--keep");
         boolean reuseSeed = options.contains("--reuse-seed");
+        boolean resume = options.contains("--resume");
         boolean growOnly = options.contains("--grow-only");
         boolean measureOnly = options.contains("--measure-only");
         String url = option(options, "db").orElseGet(() -> {
@@ -126,15 +128,37 @@ public final class GrowthBenchmark {
                     }
                 }
                 for (Size size : all) {
-                    recreate(admin, size.database, seedDb);
+                    boolean resumed = resume && exists(admin, size.database);
+                    if (!resumed) {
+                        recreate(admin, size.database, seedDb);
+                    }
                     try (Connection c = DriverManager.getConnection(server + size.database, user, password)) {
                         HistoryCloner cloner = new HistoryCloner(c);
                         long t0 = System.nanoTime();
                         List<String> seeds = cloner.seeds();
-                        long copies = cloner.copiesFor(seeds, size.target);
-                        grow(server + size.database, user, password, seeds, copies, now, workers, minFreeBytes, t0);
-                        double cloneSeconds = (System.nanoTime() - t0) / 1e9;
+                        // A resumed database holds copies already: the plan is the one made for the seeds alone.
+                        long copies = resumed
+                                ? Math.max(0, (size.target - 1) / seeds.size())
+                                : cloner.copiesFor(seeds, size.target);
                         cloner.prepare(seeds, copies, now);
+                        List<Long> todo = resumed ? cloner.missingCopies() : null;
+                        if (resumed) {
+                            say(
+                                    log,
+                                    size.database + ": resuming, " + todo.size() + " of " + copies + " copies missing");
+                        }
+                        grow(
+                                server + size.database,
+                                user,
+                                password,
+                                seeds,
+                                copies,
+                                todo,
+                                now,
+                                workers,
+                                minFreeBytes,
+                                t0);
+                        double cloneSeconds = (System.nanoTime() - t0) / 1e9;
                         cloner.addRollups(copies);
                         double rollupSeconds = (System.nanoTime() - t0) / 1e9 - cloneSeconds;
                         cloner.vacuum();
@@ -193,13 +217,30 @@ public final class GrowthBenchmark {
             String password,
             List<String> seeds,
             long copies,
+            List<Long> todo,
             Instant now,
             int workers,
             long minFreeBytes,
             long t0)
             throws Exception {
         long batch = Math.max(1, 5000 / seeds.size());
-        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong(copies);
+        // Ranges of copies, oldest first: all of them, or the missing ones of a resumed database.
+        java.util.concurrent.ConcurrentLinkedQueue<long[]> ranges = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        List<Long> ks = todo != null
+                ? todo
+                : java.util.stream.LongStream.rangeClosed(1, copies)
+                        .map(i -> copies + 1 - i)
+                        .boxed()
+                        .toList();
+        for (int i = 0; i < ks.size(); ) {
+            long to = ks.get(i);
+            int j = i;
+            while (j + 1 < ks.size() && ks.get(j + 1) == ks.get(j) - 1 && to - ks.get(j + 1) < batch) {
+                j++;
+            }
+            ranges.add(new long[] {ks.get(j), to});
+            i = j + 1;
+        }
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicLong reported = new java.util.concurrent.atomic.AtomicLong();
         List<java.util.concurrent.Future<?>> running = new ArrayList<>();
@@ -210,16 +251,17 @@ public final class GrowthBenchmark {
                         HistoryCloner cloner = new HistoryCloner(c);
                         cloner.prepare(seeds, copies, now);
                         while (true) {
-                            long to = next.getAndAdd(-batch);
-                            if (to < 1) {
+                            long[] range = ranges.poll();
+                            if (range == null) {
                                 return null;
                             }
-                            long from = Math.max(1, to - batch + 1);
+                            long from = range[0];
+                            long to = range[1];
                             cloner.cloneCopies(from, to);
                             long done = written.addAndGet((to - from + 1) * seeds.size());
                             long free = freeBytes(c);
                             if (free >= 0 && free < minFreeBytes) {
-                                next.set(0);
+                                ranges.clear();
                                 throw new IllegalStateException("stopping: less than --min-free-gb left on the"
                                         + " database's disk (" + free / (1L << 30) + " GB)");
                             }
@@ -411,6 +453,8 @@ public final class GrowthBenchmark {
                 }
             }
         }
+        // The figures so far, in case the second start-ups do not end.
+        report(all).forEach(System.out::println);
         // A second start-up of each size, on the same (now warm) database.
         for (Size size : all) {
             long s0 = System.nanoTime();

@@ -146,6 +146,7 @@ final class HistoryCloner {
     private List<String> statements = List.of();
     private String modelRollup = "";
     private String shift = "";
+    private long copies;
 
     /**
      * Prepares this connection to write copies 1..{@code copies} of {@code seeds}: copy k is shifted
@@ -153,6 +154,7 @@ final class HistoryCloner {
      * connections may write disjoint ranges of copies at once ({@link #cloneCopies}).
      */
     void prepare(List<String> seeds, long copies, Instant now) throws Exception {
+        this.copies = copies;
         long stepMicros = SPREAD.toNanos() / 1000 / Math.max(1, copies);
         shift = "((k * " + stepMicros + "::bigint) * interval '1 microsecond')";
         String shiftNanos = "(k * " + stepMicros + "::bigint * 1000)";
@@ -220,6 +222,23 @@ final class HistoryCloner {
                     + " FROM (SELECT start_nanos, attributes::jsonb AS a FROM cadre_span"
                     + " WHERE name LIKE 'chat %' AND run_id IN (" + seedList + ")) x");
         }
+    }
+
+    /**
+     * The copies (k, descending) not yet written, after {@link #prepare}: a batch writes whole
+     * copies in one transaction, so copy k exists when the first seed's copy k does.
+     */
+    List<Long> missingCopies() throws Exception {
+        List<Long> ks = new ArrayList<>();
+        try (ResultSet rs = c.createStatement()
+                .executeQuery("SELECT k FROM generate_series(1, " + copies + ") AS k WHERE NOT EXISTS (SELECT 1"
+                        + " FROM cadre_run r WHERE r.created_at = (SELECT created_at FROM growth_seed"
+                        + " ORDER BY created_at, id LIMIT 1) - " + shift + ") ORDER BY k DESC")) {
+            while (rs.next()) {
+                ks.add(rs.getLong(1));
+            }
+        }
+        return ks;
     }
 
     /** Writes copies {@code from..to} (runs, then their events and spans) in one transaction. */
@@ -314,10 +333,15 @@ final class HistoryCloner {
         }
     }
 
-    /** VACUUM ANALYZE of the whole database, as autovacuum would have left a steady-state one. */
+    /**
+     * VACUUM ANALYZE of the run table (its visibility map serves the list's index-only checks) and
+     * ANALYZE of the rest: the event and span partitions are append-only, and vacuuming tens of GB
+     * of them took longer here than growing them; autovacuum gets to them as it would in service.
+     */
     void vacuum() throws Exception {
         try (Statement st = c.createStatement()) {
-            st.execute("VACUUM (ANALYZE)");
+            st.execute("VACUUM (ANALYZE) cadre_run");
+            st.execute("ANALYZE");
         }
     }
 
