@@ -34,7 +34,8 @@ import java.util.Optional;
  * per endpoint and size (default 40), {@code --grow-only}, {@code --measure-only} (databases a
  * {@code --keep} run left), {@code --keep}, {@code --min-free-gb=15} (growing stops below it),
  * {@code --grow-workers=3} (connections cloning at once), {@code --resume} (continue a stopped
- * grow of an existing database: clone only the missing copies), {@code --reuse-seed} (the seed database
+ * grow of an existing database: clone only the missing copies, newest first), {@code
+ * --stop-at=2026-12-03T17:10:00Z} (stop cloning then and measure what was grown), {@code --reuse-seed} (the seed database
  * a stopped run left, instead of seeding again),
  * {@code --jvm="…"} (default: the Kubernetes limits' heap).
  */
@@ -86,6 +87,7 @@ public final class GrowthBenchmark {
         boolean keep = options.contains("--keep");
         boolean reuseSeed = options.contains("--reuse-seed");
         boolean resume = options.contains("--resume");
+        Instant stopAt = option(options, "stop-at").map(Instant::parse).orElse(null);
         boolean growOnly = options.contains("--grow-only");
         boolean measureOnly = options.contains("--measure-only");
         String url = option(options, "db").orElseGet(() -> {
@@ -127,6 +129,11 @@ public final class GrowthBenchmark {
                         new HistoryCloner(c).dayPartitions(now);
                     }
                 }
+                // The seed runs, from the seed database (a grown one holds their copies too).
+                List<String> seedIds;
+                try (Connection c = DriverManager.getConnection(server + seedDb, user, password)) {
+                    seedIds = new HistoryCloner(c).seeds();
+                }
                 for (Size size : all) {
                     boolean resumed = resume && exists(admin, size.database);
                     if (!resumed) {
@@ -135,7 +142,11 @@ public final class GrowthBenchmark {
                     try (Connection c = DriverManager.getConnection(server + size.database, user, password)) {
                         HistoryCloner cloner = new HistoryCloner(c);
                         long t0 = System.nanoTime();
-                        List<String> seeds = cloner.seeds();
+                        if (resumed) {
+                            // Statistics of the rows a stopped grow wrote, or the seed lookups scan the table.
+                            c.createStatement().execute("ANALYZE cadre_run");
+                        }
+                        List<String> seeds = seedIds;
                         // A resumed database holds copies already: the plan is the one made for the seeds alone.
                         long copies = resumed
                                 ? Math.max(0, (size.target - 1) / seeds.size())
@@ -154,12 +165,13 @@ public final class GrowthBenchmark {
                                 seeds,
                                 copies,
                                 todo,
+                                stopAt,
                                 now,
                                 workers,
                                 minFreeBytes,
                                 t0);
                         double cloneSeconds = (System.nanoTime() - t0) / 1e9;
-                        cloner.addRollups(copies);
+                        cloner.addRollups();
                         double rollupSeconds = (System.nanoTime() - t0) / 1e9 - cloneSeconds;
                         cloner.vacuum();
                         size.growSeconds = (System.nanoTime() - t0) / 1e9;
@@ -218,6 +230,7 @@ public final class GrowthBenchmark {
             List<String> seeds,
             long copies,
             List<Long> todo,
+            Instant stopAt,
             Instant now,
             int workers,
             long minFreeBytes,
@@ -232,15 +245,19 @@ public final class GrowthBenchmark {
                         .map(i -> copies + 1 - i)
                         .boxed()
                         .toList();
+        List<long[]> planned = new ArrayList<>();
         for (int i = 0; i < ks.size(); ) {
             long to = ks.get(i);
             int j = i;
             while (j + 1 < ks.size() && ks.get(j + 1) == ks.get(j) - 1 && to - ks.get(j + 1) < batch) {
                 j++;
             }
-            ranges.add(new long[] {ks.get(j), to});
+            planned.add(new long[] {ks.get(j), to});
             i = j + 1;
         }
+        // A resumed grow fills the newest copies first: if it is stopped again (--stop-at), the
+        // recent days, which the console and the 24 h statistics read, are complete.
+        ranges.addAll(todo != null ? planned.reversed() : planned);
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicLong reported = new java.util.concurrent.atomic.AtomicLong();
         List<java.util.concurrent.Future<?>> running = new ArrayList<>();
@@ -252,7 +269,8 @@ public final class GrowthBenchmark {
                         cloner.prepare(seeds, copies, now);
                         while (true) {
                             long[] range = ranges.poll();
-                            if (range == null) {
+                            if (range == null
+                                    || (stopAt != null && Instant.now().isAfter(stopAt))) {
                                 return null;
                             }
                             long from = range[0];

@@ -202,7 +202,7 @@ final class HistoryCloner {
         modelRollup = "INSERT INTO cadre_model_rollup (bucket_hour, agent, model, calls, input_tokens,"
                 + " output_tokens) SELECT date_trunc('hour', to_timestamp((m.start_nanos - " + shiftNanos
                 + ") / 1e9)), m.agent, m.model, COUNT(*), SUM(m.input_tokens), SUM(m.output_tokens)"
-                + " FROM growth_model_call m CROSS JOIN generate_series(?, ?) AS k GROUP BY 1, 2, 3"
+                + " FROM growth_model_call m CROSS JOIN growth_k GROUP BY 1, 2, 3"
                 + " ON CONFLICT (bucket_hour, agent, model) DO UPDATE SET calls = cadre_model_rollup.calls"
                 + " + EXCLUDED.calls, input_tokens = cadre_model_rollup.input_tokens + EXCLUDED.input_tokens,"
                 + " output_tokens = cadre_model_rollup.output_tokens + EXCLUDED.output_tokens";
@@ -247,12 +247,19 @@ final class HistoryCloner {
     }
 
     /**
-     * Adds copies 1..{@code copies} to the rollups (one statement per rollup table, after the
-     * copies): the model calls of the seeds' spans, and the runs through {@link CloneRollups}.
+     * Adds the copies written (all of 1..copies, or those a stopped grow wrote) to the rollups, one
+     * statement per rollup table: the model calls of the seeds' spans, and the runs through
+     * {@link CloneRollups}.
      */
-    void addRollups(long copies) throws Exception {
-        run(List.of(modelRollup), 1, copies);
-        CloneRollups.addCopies(c, copies, shift);
+    void addRollups() throws Exception {
+        try (Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS growth_k");
+            st.execute("CREATE TEMP TABLE growth_k AS SELECT k FROM generate_series(1, " + copies + ") AS k"
+                    + " WHERE EXISTS (SELECT 1 FROM cadre_run r WHERE r.created_at = (SELECT created_at"
+                    + " FROM growth_seed ORDER BY created_at, id LIMIT 1) - " + shift + ")");
+            st.execute(modelRollup);
+        }
+        CloneRollups.addCopies(c, "growth_k", shift);
     }
 
     private void run(List<String> sqls, long from, long to) throws Exception {

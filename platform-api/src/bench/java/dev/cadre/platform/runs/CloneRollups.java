@@ -23,10 +23,11 @@ public final class CloneRollups {
     private CloneRollups() {}
 
     /**
-     * Adds copies 1..{@code copies} of the seed runs in the temporary table {@code growth_seed} to
-     * the run rollups; copy k's times are the seed's minus {@code shiftSql} (an SQL interval of k).
+     * Adds the copies listed in table {@code copies} (column k) of the seed runs in the temporary
+     * table {@code growth_seed} to the run rollups; copy k's times are the seed's minus {@code
+     * shiftSql} (an SQL interval of k).
      */
-    public static void addCopies(Connection c, long copies, String shiftSql) throws Exception {
+    public static void addCopies(Connection c, String copies, String shiftSql) throws Exception {
         JsonMapper json = JsonMapper.builder().build();
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
@@ -80,7 +81,7 @@ public final class CloneRollups {
                 }
             }
             String hour = "date_trunc('hour', s.created_at - " + shiftSql + ")";
-            String copiesSql = " CROSS JOIN generate_series(1, " + copies + ") AS k";
+            String copiesSql = " CROSS JOIN " + copies;
             for (String sql : List.of(
                     "INSERT INTO cadre_run_rollup (bucket_hour, agent, status, failure_category, runs, input_tokens,"
                             + " output_tokens, max_duration_ms) SELECT " + hour + ", s.agent, s.status, r.category,"
@@ -107,9 +108,9 @@ public final class CloneRollups {
                             + " received_misrouted = cadre_delegation_rollup.received_misrouted"
                             + " + EXCLUDED.received_misrouted",
                     "INSERT INTO cadre_agent_outcome (agent, runs, completed, failed, tokens) SELECT s.agent,"
-                            + " COUNT(*) * " + copies + ", SUM(CASE WHEN s.status = 'completed' THEN 1 ELSE 0 END) * "
-                            + copies + ", SUM(CASE WHEN s.status = 'failed' THEN 1 ELSE 0 END) * " + copies
-                            + ", SUM(s.input_tokens + s.output_tokens) * " + copies + " FROM growth_seed s"
+                            + " COUNT(*), SUM(CASE WHEN s.status = 'completed' THEN 1 ELSE 0 END),"
+                            + " SUM(CASE WHEN s.status = 'failed' THEN 1 ELSE 0 END),"
+                            + " SUM(s.input_tokens + s.output_tokens) FROM growth_seed s" + copiesSql
                             + " GROUP BY s.agent ON CONFLICT (agent) DO UPDATE SET"
                             + " runs = cadre_agent_outcome.runs + EXCLUDED.runs,"
                             + " completed = cadre_agent_outcome.completed + EXCLUDED.completed,"
