@@ -46,7 +46,7 @@ class EntryPointsTest {
         assertThat(names(forAdmin)).contains("cpu-inspector", "ops-orchestrator", "wf-hidden");
         forAdmin.forEach(a -> assertThat(a.get("internal").asBoolean())
                 .as(a.get("name").asString())
-                .isEqualTo(List.of("cpu-inspector", "memory-inspector", "disk-inspector", "wf-hidden")
+                .isEqualTo(List.of("cpu-inspector", "memory-inspector", "disk-inspector", "ops-recorder", "wf-hidden")
                         .contains(a.get("name").asString())));
 
         var key = api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "entry-viewer", "role", "viewer")));
@@ -54,7 +54,7 @@ class EntryPointsTest {
         String viewer = key.json().get("secret").asString();
         assertThat(names(api.get("/api/v1/agents", viewer).json()))
                 .contains("ops-orchestrator")
-                .doesNotContain("cpu-inspector", "memory-inspector", "disk-inspector", "wf-hidden");
+                .doesNotContain("cpu-inspector", "memory-inspector", "disk-inspector", "ops-recorder", "wf-hidden");
         assertThat(api.get("/api/v1/agents/cpu-inspector", viewer).status()).isEqualTo(404);
         assertThat(names(api.get("/api/v1/workflows", viewer).json()))
                 .contains("wf-incident")
