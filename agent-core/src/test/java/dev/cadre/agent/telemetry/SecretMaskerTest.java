@@ -2,6 +2,9 @@ package dev.cadre.agent.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.Random;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -71,5 +74,93 @@ class SecretMaskerTest {
         JsonNode tree = JSON.readTree(red);
         assertThat(tree.get("url").asString()).isEqualTo("redis://:[REDACTED]@cache:6379");
         assertThat(tree.get("password").asString()).isEqualTo(SecretMasker.MASK);
+    }
+
+    @Test
+    void theLiteralPrefilterNeverSkipsAPatternThatWouldMatch() {
+        // Every pattern run on every text, as before the prefilter, against the masker as it is:
+        // random texts made of pieces that match, nearly match, or only share a literal, in any case.
+        SecretMasker masker = new SecretMasker(List.of(Pattern.compile("ACME-[0-9]{6}")));
+        String[] pieces = {
+            "password=hunter2",
+            "PASSWORD: 'x y'",
+            "Pass=",
+            "pwd:abc",
+            "api-key=k1",
+            "ApiKey: \"v\"",
+            "token=",
+            "TOKEN",
+            "client_secret=s",
+            "credentials=c",
+            "Authorization: Bearer abcdefgh12345678",
+            "authorization=Basic dXNlcjpwYXNzd29yZA==",
+            "bearer   abcdefghijkl",
+            "Basic Authentication",
+            "BASIC",
+            "postgres://svc:pw@db:5432/x",
+            "HTTPS://u:p@h",
+            "://",
+            "@",
+            "eyJhbGciOi.eyJzdWIiOiIx.c2lnbmF0dXJl",
+            "EYJ",
+            "cadre_0123456789abcdefXYZ",
+            "CADRE_",
+            "sk-abcdefghijklmnopqrstu",
+            "SK-",
+            "ghp_" + "abcdefghijklmnopqrstuvwxyz",
+            "GHP_",
+            "xoxb-1234567890-abc",
+            "XOXB",
+            "AKIAABCDEFGHIJKLMNOP",
+            "akia",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY-----\ncut",
+            "private key-----",
+            "ACME-123456",
+            "acme-123456",
+            "key",
+            "=",
+            ":",
+            " ",
+            "\n",
+            ",",
+            ";",
+            "\"",
+            "'",
+            "disk /var at 91%",
+            "İstanbul",
+            "\u212Aey=1",
+            "host web-3"
+        };
+        Random random = new Random(18);
+        for (int n = 0; n < 20_000; n++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = random.nextInt(6); i >= 0; i--) {
+                text.append(pieces[random.nextInt(pieces.length)]);
+            }
+            String t = text.toString();
+            assertThat(masker.maskPatterns(t)).as(t).isEqualTo(everyPattern(masker, t));
+        }
+    }
+
+    @Test
+    void keysSplitIntoWordsAtSeparatorsAndCamelCase() {
+        assertThat(SecretMasker.words("accessToken")).containsExactly("access", "token");
+        assertThat(SecretMasker.words("DB_PASS")).containsExactly("db", "pass");
+        assertThat(SecretMasker.words("APIKey")).containsExactly("apikey");
+        assertThat(SecretMasker.words("x-api-key2Value")).containsExactly("x", "api", "key2", "value");
+        assertThat(SecretMasker.words("__a..b__")).containsExactly("a", "b");
+        assertThat(SecretMasker.words("pässWord")).containsExactly("p", "ss", "word");
+        assertThat(SecretMasker.words("")).isEmpty();
+        assertThat(SecretMasker.secretKey("maxTokens")).isFalse();
+        assertThat(SecretMasker.secretKey("dbPass")).isTrue();
+    }
+
+    private static String everyPattern(SecretMasker masker, String text) {
+        String out = text;
+        for (SecretMasker.Replacement r : masker.replacements()) {
+            out = r.pattern().matcher(out).replaceAll(r.with());
+        }
+        return out;
     }
 }
