@@ -10,8 +10,10 @@ import java.util.Set;
 /**
  * Partition upkeep of the time-partitioned tables (PostgreSQL; H2 has none and this does nothing
  * there): partitions for the coming days are created ahead, whole partitions past retention are
- * dropped. Rows older than retention that sit in a partition not yet droppable (the one made of
- * the history before partitioning, the DEFAULT one) are left to the batched deletes.
+ * dropped. Rows older than retention that sit in a partition that is not a day (the one made of
+ * the history before partitioning, the DEFAULT one) are left to the batched deletes — but only
+ * rows older than the start of the day retention reaches into ({@link #rowDeletesBefore}): the
+ * rest of that day goes with its partition the next day, instead of row by row now.
  */
 final class Partitions {
 
@@ -35,6 +37,18 @@ final class Partitions {
             spans.createAhead(now, settings.partitionsAhead());
             RetentionService.add(removed, RetentionKind.SPANS, spans.dropBefore(now.minus(settings.spans()), keepRuns));
         }
+    }
+
+    /**
+     * Where the batched deletes of a table stop. On a partitioned table, at the start of the UTC day
+     * {@code before} falls in: rows of that day sit in a day partition that is dropped whole once
+     * the day is past retention, and deleting them row by row first (as a cut-off moving every hour
+     * would, for every row ever written) would cost the WAL, VACUUM and index churn partitioning is
+     * there to avoid. So on PostgreSQL events and spans are kept up to one day longer than set.
+     * Unpartitioned (H2): {@code before} itself.
+     */
+    static Instant rowDeletesBefore(DailyPartitions table, Instant before) {
+        return table.partitioned() ? before.truncatedTo(java.time.temporal.ChronoUnit.DAYS) : before;
     }
 
     /**

@@ -189,14 +189,20 @@ public final class RetentionService {
                     () -> add(
                             removed,
                             RetentionKind.EVENTS,
-                            events.deleteBefore(now.minus(settings.events()), keep, batch)));
+                            events.deleteBefore(
+                                    Partitions.rowDeletesBefore(partitions.events(), now.minus(settings.events())),
+                                    keep,
+                                    batch)));
             step(
                     "spans",
                     failures,
                     () -> add(
                             removed,
                             RetentionKind.SPANS,
-                            spans.deleteBefore(now.minus(settings.spans()), keep, batch)));
+                            spans.deleteBefore(
+                                    Partitions.rowDeletesBefore(partitions.spans(), now.minus(settings.spans())),
+                                    keep,
+                                    batch)));
             step(
                     "audit",
                     failures,

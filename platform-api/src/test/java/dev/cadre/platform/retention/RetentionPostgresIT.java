@@ -148,4 +148,59 @@ class RetentionPostgresIT {
                                         .single())
                                 .isGreaterThan(3));
     }
+
+    @Test
+    void aDayPartlyPastRetentionIsNotTrimmedRowByRow_butDroppedWholeOnceAllOfItIsPast() {
+        RetentionScenario scenario = new RetentionScenario(context);
+        JdbcClient jdbc = scenario.jdbc;
+        Instant now = Instant.now();
+        assertThat(scenario.instance("a", Clock.systemUTC()).runOnce().ran()).isTrue();
+        Instant dayStart = LocalDate.ofInstant(now, ZoneOffset.UTC)
+                .plusDays(1)
+                .atStartOfDay()
+                .toInstant(ZoneOffset.UTC);
+        String run = "run_boundary_" + scenario.tag;
+        jdbc.sql("INSERT INTO cadre_run (id, agent, input, status, submitted_by, created_at, updated_at)"
+                        + " VALUES (?, 'triage', 'x', 'completed', 'test', ?, ?)")
+                .params(run, Timestamp.from(dayStart), Timestamp.from(dayStart))
+                .update();
+        // Two events and a span in the morning of that day, one event in the evening.
+        for (int hour : new int[] {1, 2, 20}) {
+            jdbc.sql("INSERT INTO cadre_run_event (run_id, seq, session_id, main_stream, type, data, at)"
+                            + " VALUES (?, ?, ?, TRUE, 'status', '{\"x\":1}', ?)")
+                    .params(run, hour, run, Timestamp.from(dayStart.plus(Duration.ofHours(hour))))
+                    .update();
+        }
+        long nanos = dayStart.plus(Duration.ofHours(1)).getEpochSecond() * 1_000_000_000L;
+        jdbc.sql("INSERT INTO cadre_span (trace_id, span_id, run_id, name, start_nanos, end_nanos, status,"
+                        + " attributes) VALUES ('b0', 's1', ?, 'invoke_agent triage', ?, ?, 'OK', '{}')")
+                .params(run, nanos, nanos + 5)
+                .update();
+
+        // Fourteen days and twelve hours on, the morning is past the 14 days, the evening is not:
+        // the day's partition stays whole and no row of it is deleted.
+        RetentionService.Pass noon = scenario.instance(
+                        "b", Clock.fixed(dayStart.plus(Duration.ofDays(14)).plus(Duration.ofHours(12)), ZoneOffset.UTC))
+                .runOnce();
+        assertThat(noon.failures()).isEmpty();
+        assertThat(scenario.count("cadre_run_event", run)).isEqualTo(3);
+        assertThat(scenario.count("cadre_span", run)).isEqualTo(1);
+        assertThat(noon.of(RetentionKind.EVENTS).rows()).isZero();
+        assertThat(noon.of(RetentionKind.SPANS).rows()).isZero();
+
+        // Once the whole day is past, it goes as one partition.
+        RetentionService.Pass next = scenario.instance(
+                        "c", Clock.fixed(dayStart.plus(Duration.ofDays(15)).plusSeconds(60), ZoneOffset.UTC))
+                .runOnce();
+        assertThat(next.failures()).isEmpty();
+        String day = LocalDate.ofInstant(dayStart, ZoneOffset.UTC).toString().replace("-", "");
+        assertThat(scenario.instance("x", Clock.systemUTC())
+                        .partitions()
+                        .events()
+                        .list())
+                .extracting(p -> p.name())
+                .doesNotContain("cadre_run_event_p" + day);
+        assertThat(scenario.count("cadre_run_event", run)).isZero();
+        assertThat(scenario.count("cadre_span", run)).isZero();
+    }
 }
