@@ -181,7 +181,7 @@ final class HistoryCloner {
                         "e",
                         shift,
                         Map.of("run_id", newId),
-                        "cadre_run_event e JOIN growth_seed s ON s.id = e.run_id CROSS JOIN generate_series(?, ?) AS k"
+                        "growth_seed_event e JOIN growth_seed s ON s.id = e.run_id CROSS JOIN generate_series(?, ?) AS k"
                                 + " WHERE s.created_at - " + shift + " >= " + cutoff),
                 cloneInsert(
                         "cadre_span",
@@ -196,7 +196,7 @@ final class HistoryCloner {
                                 "sp.start_nanos - " + shiftNanos,
                                 "end_nanos",
                                 "sp.end_nanos - " + shiftNanos),
-                        "cadre_span sp JOIN growth_seed s ON s.id = sp.run_id CROSS JOIN generate_series(?, ?) AS k"
+                        "growth_seed_span sp JOIN growth_seed s ON s.id = sp.run_id CROSS JOIN generate_series(?, ?) AS k"
                                 + " WHERE s.created_at - " + shift + " >= " + cutoff));
         // Model calls per hour of the copies' spans, for all copies: the rollup outlives the spans.
         modelRollup = "INSERT INTO cadre_model_rollup (bucket_hour, agent, model, calls, input_tokens,"
@@ -209,6 +209,15 @@ final class HistoryCloner {
         try (Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS growth_seed");
             st.execute("CREATE TEMP TABLE growth_seed AS SELECT * FROM cadre_run WHERE id IN (" + seedList + ")");
+            // The seeds' events and spans copied out once: joined in place, the planner scanned the
+            // grown tables for every batch (slower with each copy, and tens of GB of temp files).
+            st.execute("DROP TABLE IF EXISTS growth_seed_event");
+            st.execute("CREATE TEMP TABLE growth_seed_event AS SELECT * FROM cadre_run_event WHERE run_id IN ("
+                    + seedList + ")");
+            st.execute("DROP TABLE IF EXISTS growth_seed_span");
+            st.execute("CREATE TEMP TABLE growth_seed_span AS SELECT * FROM cadre_span WHERE run_id IN (" + seedList
+                    + ")");
+            st.execute("ANALYZE growth_seed, growth_seed_event, growth_seed_span");
             st.execute("DROP TABLE IF EXISTS growth_model_call");
             // As TraceStore's model rollup reads a 'chat …' span: agent, provider:model, tokens.
             st.execute("CREATE TEMP TABLE growth_model_call AS SELECT start_nanos,"
