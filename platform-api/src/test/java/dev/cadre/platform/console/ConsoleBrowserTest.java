@@ -534,8 +534,12 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("run-progress")));
         shot("aborted-run");
 
-        WebElement retry = wait.until(ExpectedConditions.elementToBeClickable(By.id("retry-run")));
-        retry.click();
+        // The ended run's page still re-renders for a few seconds; a button replaced between finding
+        // and clicking it is found again (the wait ignores stale elements), so it is clicked once.
+        wait.until(d -> {
+            d.findElement(By.id("retry-run")).click();
+            return true;
+        });
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> !d.getCurrentUrl().endsWith("#/runs/" + runId)
                 && d.getCurrentUrl().contains("#/runs/run_"));
