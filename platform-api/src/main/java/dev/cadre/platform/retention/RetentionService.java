@@ -109,37 +109,6 @@ public final class RetentionService {
             MaintenanceLease lease,
             Clock clock,
             RetentionMetrics metrics,
-            Partitions partitions) {
-        this(
-                settings,
-                runs,
-                events,
-                journal,
-                spans,
-                audit,
-                approvals,
-                incidents,
-                memory,
-                lease,
-                clock,
-                metrics,
-                partitions,
-                StorageBudget.NONE);
-    }
-
-    RetentionService(
-            RetentionSettings settings,
-            RunStore runs,
-            RunEvents events,
-            JdbcToolJournal journal,
-            TraceStore spans,
-            AuditLog audit,
-            ApprovalStore approvals,
-            IncidentService incidents,
-            SharedMemory memory,
-            MaintenanceLease lease,
-            Clock clock,
-            RetentionMetrics metrics,
             Partitions partitions,
             StorageBudget budget) {
         this.budget = new BudgetControl(budget);

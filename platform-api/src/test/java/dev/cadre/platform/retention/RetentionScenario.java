@@ -192,7 +192,8 @@ final class RetentionScenario {
                 new MaintenanceLease(jdbc, clock, name + "-" + tag),
                 clock,
                 metrics,
-                new Partitions(events.partitions(), spans.partitions(), settings));
+                new Partitions(events.partitions(), spans.partitions(), settings),
+                StorageBudget.NONE);
     }
 
     /** Two instances run maintenance at the same moment; returns both passes. */
