@@ -251,7 +251,7 @@ public final class WorkflowRunner {
                 throw new IllegalStateException("a run outcome never completes exceptionally", e);
             }
             StepOutcome step =
-                    new StepOutcome(label, agent, sessionId, o.status(), o.finalText(), o.failure(), o.usage());
+                    new StepOutcome(label, agent, sessionId, o.status(), o.finalText(), o.failure(), o.work());
             hooks.steps().finished(step, false);
             return step;
         }

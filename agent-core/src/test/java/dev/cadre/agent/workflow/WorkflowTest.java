@@ -361,7 +361,7 @@ class WorkflowTest {
                     OutcomeStatus.OK,
                     "{\"decisions\": [\"remembered decision\"]}",
                     null,
-                    dev.cadre.agent.TokenUsage.ZERO);
+                    dev.cadre.agent.run.AgentWork.none(java.time.Duration.ZERO));
             List<String> seen = new CopyOnWriteArrayList<>();
             WorkflowRunner.StepLog log = new WorkflowRunner.StepLog() {
                 @Override

@@ -263,8 +263,11 @@ public final class WorkflowRuns {
             }
             List<StepOutcome> steps = out == null ? List.copyOf(finished.values()) : out.steps();
             TokenUsage usage = out == null ? usageOf(steps) : out.usage();
+            // The run's tools are its steps' tools in step order: a workflow has no loop of its own.
+            List<String> tools =
+                    steps.stream().flatMap(s -> s.toolsCalled().stream()).toList();
             AgentWork work = new AgentWork(
-                    usage, steps.size(), List.of(), Duration.ofNanos(System.nanoTime() - t0), subagents(steps));
+                    usage, steps.size(), tools, Duration.ofNanos(System.nanoTime() - t0), subagents(steps));
             span.setAttribute(STEPS, (long) steps.size());
             span.setAttribute(INPUT_TOKENS, usage.inputTokens());
             span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
@@ -376,6 +379,10 @@ public final class WorkflowRuns {
                 }
                 o.put("inputTokens", s.usage().inputTokens());
                 o.put("outputTokens", s.usage().outputTokens());
+                o.put("iterations", s.iterations());
+                ArrayNode tools = o.putArray("toolsCalled");
+                s.toolsCalled().forEach(tools::add);
+                o.put("durationMs", s.duration().toMillis());
             }
             // Optional (a reader without it starts such a step again): each running step's own loop.
             ArrayNode inFlight = root.putArray("running");
@@ -413,9 +420,15 @@ public final class WorkflowRuns {
                     OutcomeStatus.valueOf(o.path("status").asString()),
                     o.path("text").isNull() ? null : o.path("text").asString(),
                     failure,
-                    new TokenUsage(
-                            o.path("inputTokens").asLong(),
-                            o.path("outputTokens").asLong()));
+                    // Checkpoints written before steps kept their work read as no iterations or tools.
+                    new AgentWork(
+                            new TokenUsage(
+                                    o.path("inputTokens").asLong(),
+                                    o.path("outputTokens").asLong()),
+                            o.path("iterations").asInt(0),
+                            stringsOf(o.path("toolsCalled")),
+                            Duration.ofMillis(o.path("durationMs").asLong(0)),
+                            List.of()));
             out.put(s.sessionId(), s);
         }
         Map<String, Checkpoint> running = new LinkedHashMap<>();
@@ -424,6 +437,12 @@ public final class WorkflowRuns {
             running.put(c.sessionId(), c);
         }
         return new Stored(out, running);
+    }
+
+    private static List<String> stringsOf(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asString()));
+        return out;
     }
 
     private static TokenUsage usageOf(java.util.Collection<StepOutcome> steps) {
@@ -438,7 +457,7 @@ public final class WorkflowRuns {
     private static List<SubagentOutcome> subagents(List<StepOutcome> steps) {
         List<SubagentOutcome> out = new ArrayList<>();
         for (StepOutcome s : steps) {
-            AgentWork work = new AgentWork(s.usage(), 0, List.of(), Duration.ZERO, List.of());
+            AgentWork work = s.work();
             if (s.status() == OutcomeStatus.OK) {
                 out.add(new SubagentOutcome.Ok(
                         s.label(),

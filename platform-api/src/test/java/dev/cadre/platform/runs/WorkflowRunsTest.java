@@ -6,8 +6,10 @@ import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.PlatformTest;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -41,6 +43,53 @@ class WorkflowRunsTest {
         List<String> out = new ArrayList<>();
         run.get("subagents").forEach(s -> out.add(s.get(field).asString()));
         return out;
+    }
+
+    /**
+     * A step outcome says what its run did, whatever the workflow's shape: one step of each shape calls
+     * `echo` once (after a 30 ms scripted model turn) before it answers, the others only answer.
+     */
+    @Test
+    void everyShape_reportsEachStepsIterationsToolsAndDuration_asTheStepRanThem() {
+        Set<String> callEcho = Set.of("wf-triage", "wf-scanner", "wf-perf", "wf-judge", "wf-chunk", "wf-billing");
+        Map<String, String> inputs = new LinkedHashMap<>();
+        inputs.put("wf-incident", "api is slow");
+        inputs.put("wf-sweep", "host web\nhost db");
+        inputs.put("wf-review", "release 7");
+        inputs.put("wf-decide", "rollback or hotfix?");
+        inputs.put("wf-chunks", "alpha one\nbravo two");
+        inputs.put("wf-desk", "invoice 42 is wrong");
+        inputs.forEach((workflow, input) -> {
+            JsonNode run = run(workflow, input);
+            assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
+            List<String> runTools = new ArrayList<>();
+            boolean someStepCalledEcho = false;
+            for (JsonNode step : run.get("subagents")) {
+                String worker = step.get("worker").asString();
+                boolean echo = callEcho.contains(worker);
+                someStepCalledEcho |= echo;
+                assertThat(step.get("iterations").asInt())
+                        .as(workflow + " " + step)
+                        .isEqualTo(echo ? 2 : 1);
+                List<String> tools = new ArrayList<>();
+                step.get("toolsCalled").forEach(t -> tools.add(t.asString()));
+                assertThat(tools).as(workflow + " " + step).isEqualTo(echo ? List.of("echo") : List.of());
+                runTools.addAll(tools);
+                // The scripted turn before the call waits 30 ms: a step that made it cannot have taken less.
+                assertThat(step.get("durationMs").asLong())
+                        .as(workflow + " " + step)
+                        .isGreaterThanOrEqualTo(echo ? 30 : 0);
+                assertThat(step.get("usage").get("inputTokens").asLong())
+                        .as(workflow + " " + step)
+                        .isPositive();
+            }
+            assertThat(someStepCalledEcho).as(workflow).isTrue();
+            List<String> recorded = new ArrayList<>();
+            run.get("toolsCalled").forEach(t -> recorded.add(t.asString()));
+            assertThat(recorded)
+                    .as(workflow + ": the run's tools are its steps' tools in step order")
+                    .isEqualTo(runTools);
+        });
     }
 
     @Test
@@ -193,7 +242,7 @@ class WorkflowRunsTest {
         JsonNode trace = Await.until(
                 "the trace of " + id,
                 () -> api.get("/api/v1/runs/" + id + "/trace", Api.ADMIN_KEY).json(),
-                t -> t.get("spanCount").asInt() >= 5);
+                t -> t.get("spanCount").asInt() >= 7);
 
         assertThat(trace.get("roots")).hasSize(1);
         JsonNode root = trace.get("roots").get(0);
@@ -202,8 +251,9 @@ class WorkflowRunsTest {
         List<String> children = new ArrayList<>();
         root.get("children").forEach(c -> children.add(c.get("name").asString()));
         assertThat(children).containsExactlyInAnyOrder("invoke_agent wf-sec", "invoke_agent wf-perf");
-        // each step: its invoke_agent span and one model call; nothing else in the run's trace
-        assertThat(trace.get("spanCount").asInt()).isEqualTo(5);
+        // wf-sec: its invoke_agent span and one model call; wf-perf: invoke_agent, two model calls and
+        // its echo call; nothing else in the run's trace
+        assertThat(trace.get("spanCount").asInt()).isEqualTo(7);
         root.get("children")
                 .forEach(c -> assertThat(c.get("sessionId").asString()).startsWith(id + "/"));
     }
