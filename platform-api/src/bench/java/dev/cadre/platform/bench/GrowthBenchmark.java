@@ -574,6 +574,8 @@ public final class GrowthBenchmark {
                 new Endpoint(
                         "GET /api/v1/runs?status=completed&agent=…", "/api/v1/runs?status=completed&agent=" + AGENT),
                 new Endpoint("GET /api/v1/runs?q=disk", "/api/v1/runs?q=disk"),
+                // No run holds it: the search must not read the history to find nothing.
+                new Endpoint("GET /api/v1/runs?q=<no match>", "/api/v1/runs?q=zzq-no-run-holds-this"),
                 new Endpoint("GET /api/v1/stats/overview?hours=24", "/api/v1/stats/overview?hours=24"),
                 new Endpoint("GET /api/v1/stats/overview?hours=744", "/api/v1/stats/overview?hours=744"),
                 new Endpoint("GET /api/v1/stats/agents?hours=168", "/api/v1/stats/agents?hours=168"),
