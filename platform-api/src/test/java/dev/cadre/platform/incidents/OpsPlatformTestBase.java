@@ -138,6 +138,23 @@ public abstract class OpsPlatformTestBase {
                 j -> j.get("status").asString().matches(regex));
     }
 
+    /**
+     * Waits for what deciding {@code decided} approvals of a waiting run causes: the run ends, or it
+     * waits again on an approval not among them. A run still {@code input-required} right after the
+     * decision is the state before the decision took effect, so that status alone never satisfies it.
+     */
+    protected JsonNode awaitPastDecisions(String id, java.util.Collection<String> decided) {
+        return Await.until("run " + id + " to go on after deciding " + decided, () -> run(id), j -> {
+            String status = j.get("status").asString();
+            if (status.matches("completed|failed|canceled|rejected")) {
+                return true;
+            }
+            return status.equals("input-required")
+                    && pendingApprovals(id).stream()
+                            .anyMatch(a -> !decided.contains(a.get("id").asString()));
+        });
+    }
+
     protected List<JsonNode> pendingApprovals(String runId) {
         return api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
                 .json()

@@ -43,7 +43,8 @@ class OpsTeamTest extends OpsPlatformTestBase {
                 "{\"comment\":\"go ahead\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
-        JsonNode done = awaitStatus(id, "completed|failed|canceled|rejected|input-required");
+        JsonNode done =
+                awaitPastDecisions(id, List.of(pending.getFirst().get("id").asString()));
         assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
         List<String> steps = new java.util.ArrayList<>();
         done.get("subagents").forEach(s -> {
@@ -87,7 +88,8 @@ class OpsTeamTest extends OpsPlatformTestBase {
                 "{\"comment\":\"go ahead\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
-        JsonNode run = awaitStatus(id, "completed|failed|canceled");
+        JsonNode run =
+                awaitPastDecisions(id, List.of(pending.getFirst().get("id").asString()));
         assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
         assertThat(run.get("result").asString()).contains("Triage finished").contains("cleared (minutes=60)");
         assertThat(run.get("subagents").valueStream().map(s -> s.get("worker").asString()))
@@ -132,8 +134,10 @@ class OpsTeamTest extends OpsPlatformTestBase {
             String id = submit("Nightly inspection, round " + round + ": triage the platform host");
             runIds.add(id);
             JsonNode r = awaitStatus(id, "input-required|completed|failed|canceled");
+            List<String> decided = new ArrayList<>();
             while (r.get("status").asString().equals("input-required")) {
                 for (JsonNode approval : pendingApprovals(id)) {
+                    decided.add(approval.get("id").asString());
                     String tool = approval.get("tool").asString();
                     String body;
                     if (tool.equals("runbook_execute")) {
@@ -147,11 +151,7 @@ class OpsTeamTest extends OpsPlatformTestBase {
                     }
                     api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", Api.ADMIN_KEY, body);
                 }
-                r = awaitStatus(id, "input-required|completed|failed|canceled");
-                if (r.get("status").asString().equals("input-required")
-                        && pendingApprovals(id).isEmpty()) {
-                    r = awaitStatus(id, "completed|failed|canceled");
-                }
+                r = awaitPastDecisions(id, decided);
             }
             assertThat(r.get("status").asString())
                     .as("round " + round + ": " + r)
