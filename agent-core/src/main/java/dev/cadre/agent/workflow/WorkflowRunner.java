@@ -21,12 +21,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Runs {@link Workflow}s with an {@link AgentRunner}: every agent step is an ordinary run of that
@@ -204,7 +200,7 @@ public final class WorkflowRunner {
             }
             List<Integer> indices =
                     java.util.stream.IntStream.range(0, items.size()).boxed().toList();
-            return concurrently(
+            return StepPool.concurrently(
                     indices,
                     parallelism,
                     i -> step(label, agentOf.apply(items.get(i)), inputOf.apply(items.get(i)), sessions.get(i)));
@@ -297,13 +293,15 @@ public final class WorkflowRunner {
                             usage);
                 }
                 text = out.text();
-                baton = out.baton() != null && !(step instanceof Workflow.AgentStep) ? out.baton() : batonOf(text);
+                baton = out.baton() != null && !(step instanceof Workflow.AgentStep)
+                        ? out.baton()
+                        : Batons.batonOf(text);
                 previous = step.name();
                 previousFindings = out.findings().isEmpty() ? Findings.parse(step.name(), text) : out.findings();
                 findings.addAll(previousFindings);
-                JsonNode produced = structuredAnswer(text, previousFindings);
+                JsonNode produced = Batons.structuredAnswer(text, previousFindings);
                 context = produced != null ? produced : context;
-                if (produced != null && step instanceof Workflow.AgentStep && batonless(text)) {
+                if (produced != null && step instanceof Workflow.AgentStep && Batons.batonless(text)) {
                     // The answer is data, handed on whole after "Context:": not a second, truncated copy.
                     baton = new Baton(
                             List.of(previous + " answered with data (below, after Context:)"),
@@ -327,12 +325,13 @@ public final class WorkflowRunner {
 
         private WorkflowOutcome mapReduce(Workflow.MapReduce m, String input) throws InterruptedException {
             List<StepOutcome> steps = concurrentSteps(m.agents(), m.agents().size(), m.name(), a -> a, a -> input);
-            return reduce(m.name(), steps);
+            return Reductions.reduce(m.name(), steps);
         }
 
         private WorkflowOutcome fanOut(Workflow.FanOut f, String input) throws InterruptedException {
-            List<String> items =
-                    f.over().equals("input") ? itemsOf(input) : hooks.items().items(runId, f.over());
+            List<String> items = f.over().equals("input")
+                    ? Batons.itemsOf(input)
+                    : hooks.items().items(runId, f.over());
             if (items.isEmpty()) {
                 return new WorkflowOutcome(
                         f.name(),
@@ -347,83 +346,14 @@ public final class WorkflowRunner {
             }
             List<StepOutcome> steps =
                     concurrentSteps(items, f.parallelism(), f.name(), item -> f.agent(), item -> item);
-            return reduce(f.name(), steps);
-        }
-
-        /** Merges the steps' findings (most severe first); failed steps are named in the report. */
-        private WorkflowOutcome reduce(String name, List<StepOutcome> steps) {
-            List<Finding> all = new ArrayList<>();
-            List<String> failed = new ArrayList<>();
-            TokenUsage usage = TokenUsage.ZERO;
-            for (StepOutcome s : steps) {
-                usage = usage.plus(s.usage());
-                if (s.status() == OutcomeStatus.OK) {
-                    all.addAll(Findings.parse(s.agent(), s.text()));
-                } else {
-                    failed.add(s.agent() + ": "
-                            + (s.failure() == null
-                                    ? s.status().wireName()
-                                    : s.failure().category() + ": "
-                                            + s.failure().message()));
-                }
-            }
-            Findings.Aggregated aggregated = Findings.aggregate(all);
-            StringBuilder report = new StringBuilder(Findings.render(aggregated));
-            failed.forEach(f -> report.append("\n[failed] ").append(f));
-            Failure failure = failed.isEmpty()
-                    ? null
-                    : FailureCode.WORKERS_FAILED.failure(
-                            failed.size() + " of " + steps.size() + " workers failed: " + String.join("; ", failed));
-            return new WorkflowOutcome(
-                    name,
-                    failed.isEmpty() ? OutcomeStatus.OK : OutcomeStatus.FAILED,
-                    report.toString(),
-                    failure,
-                    steps,
-                    aggregated.sorted(),
-                    aggregated.byTarget(),
-                    null,
-                    usage);
+            return Reductions.reduce(f.name(), steps);
         }
 
         private WorkflowOutcome split(Workflow.Split s, String mission) throws InterruptedException {
             List<String> chunks = Missions.split(mission, s.maxChunkChars());
             List<StepOutcome> steps =
                     concurrentSteps(chunks, s.parallelism(), s.name(), chunk -> s.agent(), chunk -> chunk);
-            TokenUsage usage = TokenUsage.ZERO;
-            int ok = 0;
-            StringBuilder report = new StringBuilder();
-            for (StepOutcome step : steps) {
-                usage = usage.plus(step.usage());
-                boolean fine = step.status() == OutcomeStatus.OK;
-                ok += fine ? 1 : 0;
-                report.append("\n- [")
-                        .append(step.status().wireName())
-                        .append("] ")
-                        .append(step.sessionId())
-                        .append(": ")
-                        .append(
-                                fine
-                                        ? step.text()
-                                        : step.failure() == null
-                                                ? ""
-                                                : step.failure().category() + ": "
-                                                        + step.failure().message());
-            }
-            String text = "subagents " + ok + "/" + steps.size() + " ok" + report;
-            Failure failure = ok == steps.size()
-                    ? null
-                    : FailureCode.CHUNKS_FAILED.failure((steps.size() - ok) + " of " + steps.size() + " chunks failed");
-            return new WorkflowOutcome(
-                    s.name(),
-                    failure == null ? OutcomeStatus.OK : OutcomeStatus.FAILED,
-                    text,
-                    failure,
-                    steps,
-                    List.of(),
-                    Map.of(),
-                    null,
-                    usage);
+            return Reductions.chunks(s.name(), steps);
         }
 
         private WorkflowOutcome handoff(Workflow.Handoff h, String request) throws InterruptedException {
@@ -440,7 +370,7 @@ public final class WorkflowRunner {
                     return new WorkflowOutcome(
                             h.name(), s.status(), null, s.failure(), steps, List.of(), Map.of(), baton, usage);
                 }
-                JsonNode directive = handoffDirective(s.text());
+                JsonNode directive = Batons.handoffDirective(s.text());
                 if (directive == null) {
                     return new WorkflowOutcome(
                             h.name(), OutcomeStatus.OK, s.text(), null, steps, List.of(), Map.of(), baton, usage);
@@ -458,139 +388,10 @@ public final class WorkflowRunner {
                     return new WorkflowOutcome(
                             h.name(), OutcomeStatus.FAILED, null, refused, steps, List.of(), Map.of(), baton, usage);
                 }
-                baton = batonFrom(directive);
+                baton = Batons.batonFrom(directive);
                 input = request + "\n\nHandoff from " + agent + ":\n" + baton.render();
                 agent = to;
             }
         }
-    }
-
-    private interface StepFn<T> {
-        StepOutcome apply(T item) throws InterruptedException;
-    }
-
-    /** Runs one step per item on virtual threads, at most {@code parallelism} at once, results in item order. */
-    private static <T> List<StepOutcome> concurrently(List<T> items, int parallelism, StepFn<T> fn)
-            throws InterruptedException {
-        Semaphore slots = new Semaphore(parallelism);
-        List<Future<StepOutcome>> futures = new ArrayList<>();
-        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            for (T item : items) {
-                futures.add(executor.submit(() -> {
-                    slots.acquire();
-                    try {
-                        return fn.apply(item);
-                    } finally {
-                        slots.release();
-                    }
-                }));
-            }
-            List<StepOutcome> out = new ArrayList<>(items.size());
-            for (Future<StepOutcome> f : futures) {
-                try {
-                    out.add(f.get());
-                } catch (ExecutionException e) {
-                    throw new IllegalStateException("a workflow step failed unexpectedly", e.getCause());
-                } catch (InterruptedException e) {
-                    // Cancelled: interrupt the running steps (each cancels its run) instead of waiting for them.
-                    executor.shutdownNow();
-                    throw e;
-                }
-            }
-            return out;
-        }
-    }
-
-    /** The items of an input: its elements when it is a JSON array, else its non-blank lines. */
-    static List<String> itemsOf(String input) {
-        String t = input.strip();
-        if (t.startsWith("[")) {
-            JsonNode json = Findings.json(t);
-            if (json != null && json.isArray()) {
-                List<String> out = new ArrayList<>();
-                json.forEach(n -> out.add(n.isString() ? n.asString() : n.toString()));
-                return out;
-            }
-        }
-        return t.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-    }
-
-    private static @Nullable JsonNode handoffDirective(@Nullable String text) {
-        JsonNode json = Findings.json(text);
-        return json != null && json.isObject() && json.path("handoff").isObject() ? json.get("handoff") : null;
-    }
-
-    private static final List<String> BATON_FIELDS =
-            List.of("baton", "decisions", "reasons", "constraints", "next_focus", "summary");
-
-    /**
-     * What a sequence step hands on besides its baton: the data of an answer that is JSON (less the
-     * baton's own fields, which the baton already carries) or, for a step whose answer is prose, the
-     * findings it produced as {@code {"findings": [...]}}. The next step reads it after a
-     * {@code Context:} line, so an agent that works on a record (an incident, a findings list) gets
-     * that record whole instead of the baton's one-line decision; null when there is nothing.
-     */
-    static @Nullable JsonNode structuredAnswer(@Nullable String text, List<Finding> findings) {
-        String t = text == null ? "" : text.strip();
-        if (t.startsWith("```")) {
-            t = t.substring(t.indexOf('\n') + 1);
-        }
-        JsonNode json = t.startsWith("{") || t.startsWith("[") ? Findings.json(t) : null;
-        if (json != null && json.isArray() && !json.isEmpty()) {
-            return json;
-        }
-        if (json != null && json.isObject()) {
-            ObjectNode data = ((ObjectNode) json).deepCopy();
-            data.remove(BATON_FIELDS);
-            if (!data.isEmpty()) {
-                return data;
-            }
-        }
-        return findings.isEmpty() ? null : Findings.toJson(findings);
-    }
-
-    /** True when {@code text} is JSON with none of the baton's fields: its baton is the text itself. */
-    private static boolean batonless(@Nullable String text) {
-        JsonNode json = Findings.json(text);
-        return json != null && (json.isArray() || BATON_FIELDS.stream().noneMatch(json::has));
-    }
-
-    /** A baton from a step's answer: its {@code baton} object, its own baton fields, or its text as the one decision. */
-    static Baton batonOf(@Nullable String text) {
-        JsonNode json = Findings.json(text);
-        if (json != null && json.isObject()) {
-            JsonNode node = json.path("baton").isObject() ? json.get("baton") : json;
-            if (node.has("decisions") || node.has("next_focus") || node.has("reasons")) {
-                return batonFrom(node);
-            }
-        }
-        String t = text == null ? "" : text.strip();
-        return new Baton(
-                t.isEmpty() ? List.of() : List.of(t.length() > 1000 ? t.substring(0, 1000) + "…" : t),
-                List.of(),
-                List.of(),
-                "");
-    }
-
-    private static Baton batonFrom(JsonNode node) {
-        List<String> decisions = strings(node.path("decisions"));
-        if (decisions.isEmpty() && node.path("summary").isString()) {
-            decisions = List.of(node.path("summary").asString());
-        }
-        return new Baton(
-                decisions,
-                strings(node.path("reasons")),
-                strings(node.path("constraints")),
-                node.path("next_focus").asString(""));
-    }
-
-    private static List<String> strings(JsonNode node) {
-        List<String> out = new ArrayList<>();
-        if (node.isArray()) {
-            node.forEach(n -> out.add(n.asString()));
-        } else if (node.isString()) {
-            out.add(node.asString());
-        }
-        return out;
     }
 }

@@ -134,15 +134,15 @@ class WorkflowTest {
     @Test
     void structuredAnswer_isTheAnswersDataLessItsBaton_orTheFindingsOfProse() {
         Finding f = new Finding("f1", Severity.HIGH, "cpu", "host", "load 9", "", 0.9);
-        assertThat(WorkflowRunner.structuredAnswer("{\"baton\": {\"decisions\": [\"x\"]}}", List.of()))
+        assertThat(Batons.structuredAnswer("{\"baton\": {\"decisions\": [\"x\"]}}", List.of()))
                 .isNull();
-        assertThat(WorkflowRunner.structuredAnswer(
+        assertThat(Batons.structuredAnswer(
                                 "```json\n{\"summary\": \"opened\", \"id\": \"inc-1\", \"remediation\": \"allowed\"}\n```",
                                 List.of())
                         .toString())
                 .isEqualTo("{\"id\":\"inc-1\",\"remediation\":\"allowed\"}");
-        assertThat(WorkflowRunner.structuredAnswer("all fine", List.of())).isNull();
-        assertThat(WorkflowRunner.structuredAnswer("load is high", List.of(f)).toString())
+        assertThat(Batons.structuredAnswer("all fine", List.of())).isNull();
+        assertThat(Batons.structuredAnswer("load is high", List.of(f)).toString())
                 .isEqualTo("{\"findings\":[{\"id\":\"f1\",\"severity\":\"high\",\"category\":\"cpu\","
                         + "\"target\":\"host\",\"description\":\"load 9\",\"suggestion\":\"\",\"confidence\":0.9}]}");
     }
