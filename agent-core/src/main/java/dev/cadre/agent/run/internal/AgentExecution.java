@@ -19,6 +19,8 @@ import dev.cadre.agent.run.Checkpoint;
 import dev.cadre.agent.run.SubagentOutcome;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.tool.ToolResult;
+import dev.cadre.agent.tool.output.ToolOutputReadTool;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import java.time.Duration;
@@ -47,6 +49,8 @@ public final class AgentExecution {
     private final AgentSpec spec;
     private final String sessionId;
     private final List<ToolDefinition> definitions;
+    // The model is told about tool_output_read once one of this agent's results was capped.
+    private @Nullable List<ToolDefinition> withReader;
     private final TokenBudget budget;
     private final CancelScope scope;
     private final SessionStream stream;
@@ -87,6 +91,9 @@ public final class AgentExecution {
         this.usage = start.usage();
         this.toolsCalled = new ArrayList<>(start.toolsCalled());
         this.subagentCounters = new HashMap<>(start.subagentCounters());
+        for (Message m : history) {
+            noteCapped(m);
+        }
         this.elapsedBeforeNanos = start.elapsedBeforeNanos();
         this.deadline = new AgentDeadline(ctx, elapsedBeforeNanos);
         this.modelCall = new ModelCall(ctx, stream, rt.tree().model(spec.name()));
@@ -212,6 +219,7 @@ public final class AgentExecution {
                         "agent '" + spec.name() + "' used its " + spec.budget().maxIterations()
                                 + " iterations without finishing");
             }
+            List<ToolDefinition> definitions = definitions();
             long estimate = rt.estimator().estimate(history, definitions);
             long available = budget.available();
             if (estimate + 1 > available) {
@@ -362,6 +370,22 @@ public final class AgentExecution {
         }
     }
 
+    /** What the model is told about: the agent's tools, and tool_output_read once a result was capped. */
+    private List<ToolDefinition> definitions() {
+        return withReader != null ? withReader : definitions;
+    }
+
+    private void noteCapped(Message m) {
+        if (withReader == null
+                && m instanceof ToolResultMessage r
+                && ToolOutputs.isCapped(r.content())
+                && definitions.stream().noneMatch(d -> d.name().equals(ToolOutputs.READ_TOOL))) {
+            List<ToolDefinition> defs = new ArrayList<>(definitions);
+            defs.add(ToolOutputReadTool.DEFINITION);
+            withReader = List.copyOf(defs);
+        }
+    }
+
     /** Acts on the model's calls and appends their observations; false when the loop was stopped. */
     private boolean executeTurn(List<ToolCall> calls, Context context) {
         String why = history.getLast() instanceof AssistantMessage a && a.text() != null ? a.text() : "";
@@ -373,6 +397,7 @@ public final class AgentExecution {
         for (int i = 0; i < results.length; i++) {
             ToolResult r = results[i];
             history.add(new ToolResultMessage(r.callId(), r.toolName(), r.content(), r.isError()));
+            noteCapped(history.getLast());
             toolsCalled.add(r.toolName());
             if (turn.subagents()[i] != null) {
                 subagents.add(turn.subagents()[i]);
