@@ -159,6 +159,10 @@ public final class ToolOutputs {
             truncated = true;
         }
         String redacted = redactor.redact(tool, bounded);
+        if (redacted.indexOf('\u0000') >= 0) {
+            // A database text column (PostgreSQL's) cannot hold NUL; every store keeps the same text.
+            redacted = redacted.replace('\u0000', '\uFFFD');
+        }
         List<ToolOutputChunk> chunks = chunk(redacted);
         long lines = 0;
         long bytes = 0;
