@@ -1,6 +1,7 @@
 package dev.cadre.agent;
 
 import dev.cadre.agent.model.ModelRef;
+import dev.cadre.agent.tool.output.ToolOutputCaps;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -23,6 +24,8 @@ import java.util.regex.Pattern;
  * @param review what a human sees of a delegation to this agent
  * @param maxDepth when this agent starts a run: how many levels of delegation the tree may have
  *     below it (1, the default, lets it delegate to workers that cannot delegate further)
+ * @param toolOutput its overrides of the platform's tool output budget (how much of a tool's result
+ *     its model reads)
  */
 public record AgentSpec(
         String name,
@@ -33,7 +36,8 @@ public record AgentSpec(
         List<String> workers,
         Budget budget,
         ReviewPolicy review,
-        int maxDepth) {
+        int maxDepth,
+        ToolOutputCaps toolOutput) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
 
@@ -52,6 +56,7 @@ public record AgentSpec(
         Objects.requireNonNull(model, () -> "agent '" + name + "': model");
         Objects.requireNonNull(budget, () -> "agent '" + name + "': budget");
         Objects.requireNonNull(review, () -> "agent '" + name + "': review");
+        Objects.requireNonNull(toolOutput, () -> "agent '" + name + "': toolOutput");
         tools = List.copyOf(tools);
         workers = List.copyOf(workers);
         requireUnique(name, "tools", tools);
@@ -62,6 +67,20 @@ public record AgentSpec(
         if (maxDepth < 0) {
             throw new IllegalArgumentException("agent '" + name + "': maxDepth must not be negative, was " + maxDepth);
         }
+    }
+
+    /** A spec without tool output overrides. */
+    public AgentSpec(
+            String name,
+            String description,
+            String instructions,
+            ModelRef model,
+            List<String> tools,
+            List<String> workers,
+            Budget budget,
+            ReviewPolicy review,
+            int maxDepth) {
+        this(name, description, instructions, model, tools, workers, budget, review, maxDepth, ToolOutputCaps.NONE);
     }
 
     /** A builder with defaults: no tools, no workers, {@link Budget#DEFAULT}, no review, depth 1. */
@@ -80,6 +99,7 @@ public record AgentSpec(
         b.budget = budget;
         b.review = review;
         b.maxDepth = maxDepth;
+        b.toolOutput = toolOutput;
         return b;
     }
 
@@ -100,6 +120,7 @@ public record AgentSpec(
         private Budget budget = Budget.DEFAULT;
         private ReviewPolicy review = ReviewPolicy.NONE;
         private int maxDepth = 1;
+        private ToolOutputCaps toolOutput = ToolOutputCaps.NONE;
 
         private Builder(String name) {
             this.name = name;
@@ -171,9 +192,16 @@ public record AgentSpec(
             return this;
         }
 
+        /** Its overrides of the platform's tool output budget. */
+        public Builder toolOutput(ToolOutputCaps value) {
+            this.toolOutput = value;
+            return this;
+        }
+
         /** The validated spec. */
         public AgentSpec build() {
-            return new AgentSpec(name, description, instructions, model, tools, workers, budget, review, maxDepth);
+            return new AgentSpec(
+                    name, description, instructions, model, tools, workers, budget, review, maxDepth, toolOutput);
         }
     }
 }

@@ -186,7 +186,42 @@ export async function render(root, route, ctx) {
         : h('p', { class: 'muted' }, n.kind === 'model' ? 'Model calls keep no content in spans.' : 'Not captured (cadre.tracing.capture-content is off).'),
       h('h3', {}, call ? 'Answer to the orchestrator (redacted)' : 'Output (redacted)'),
       output ? h('pre', { class: 'node-output' }, pretty(output))
-        : h('p', { class: 'muted' }, n.status === 'running' ? 'Still running.' : n.kind === 'model' ? 'Tokens above; no content kept.' : 'Not captured.'));
+        : h('p', { class: 'muted' }, n.status === 'running' ? 'Still running.' : n.kind === 'model' ? 'Tokens above; no content kept.' : 'Not captured.'),
+      n.outputHandle ? fullOutput(n) : null);
+  }
+
+  /**
+   * The full output behind a capped tool result (tool output budgets): closed until asked for, then
+   * read a page at a time from GET /api/v1/runs/{id}/tool-outputs/{handle}, optionally filtered.
+   */
+  function fullOutput(n) {
+    const lines = h('pre', { class: 'full-output-lines' });
+    const status = h('p', { class: 'muted' });
+    const more = h('button', { type: 'button', class: 'full-output-more', hidden: true }, 'More lines');
+    const filter = h('input', { type: 'search', class: 'full-output-grep', placeholder: 'only lines containing…', 'aria-label': 'Filter the full output' });
+    let next = 0;
+    const load = async (reset) => {
+      if (reset) { next = 0; lines.textContent = ''; }
+      const grep = filter.value.trim();
+      try {
+        const page = await get(`/api/v1/runs/${esc(run.id)}/tool-outputs/${esc(n.outputHandle)}?offset=${next}&limit=500${grep ? '&grep=' + esc(grep) : ''}`);
+        lines.append(page.lines.map((l) => `${l.number}: ${l.text}\n`).join(''));
+        next = page.nextOffset;
+        more.hidden = next === null || next === undefined;
+        status.textContent = `${fmtNum(page.storedLines)} lines kept of ${fmtNum(page.originalBytes)} bytes`
+          + (page.truncated ? ' (the middle was too big to keep)' : '') + ' · redacted'
+          + (more.hidden ? ' · end of output' : ` · next line ${next}`);
+      } catch (e) {
+        status.replaceChildren(errorBox(e));
+      }
+    };
+    more.addEventListener('click', () => load(false));
+    filter.addEventListener('change', () => load(true));
+    const box = h('details', { class: 'full-output' },
+      h('summary', {}, `Show full output (the tool returned ${fmtNum(n.outputOriginalBytes)} bytes; the model read ${fmtNum(n.outputDeliveredBytes)})`),
+      filter, status, lines, more);
+    box.addEventListener('toggle', () => { if (box.open && !lines.textContent) load(true); });
+    return box;
   }
 
   /** Stored spans first; sessions and tool calls seen on the stream but not stored yet are added as running nodes. */

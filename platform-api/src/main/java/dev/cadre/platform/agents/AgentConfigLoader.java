@@ -4,6 +4,9 @@ import dev.cadre.agent.AgentSpec;
 import dev.cadre.agent.Budget;
 import dev.cadre.agent.ReviewPolicy;
 import dev.cadre.agent.model.ModelRef;
+import dev.cadre.agent.tool.output.ToolOutputBudget;
+import dev.cadre.agent.tool.output.ToolOutputCaps;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -38,7 +41,9 @@ final class AgentConfigLoader {
             "review",
             "maxDepth",
             "memory",
-            "internal");
+            "internal",
+            "toolOutput");
+    private static final Set<String> TOOL_OUTPUT_FIELDS = Set.of("maxBytes", "tools");
     private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
     private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts", "workflows");
 
@@ -236,6 +241,7 @@ final class AgentConfigLoader {
                 maxDepth = node.path("maxDepth").asInt();
             }
         }
+        ToolOutputCaps toolOutput = toolOutput(node.path("toolOutput"), tools, where, problems);
         if (problems.size() > before) {
             return null;
         }
@@ -249,11 +255,57 @@ final class AgentConfigLoader {
                     workers,
                     budget,
                     review,
-                    maxDepth);
+                    maxDepth,
+                    toolOutput);
         } catch (IllegalArgumentException | NullPointerException e) {
             problems.add(where + e.getMessage());
             return null;
         }
+    }
+
+    /** {@code toolOutput: {maxBytes: 8192, tools: {k8s_logs: 32768}}}: the agent's tool output caps. */
+    private static ToolOutputCaps toolOutput(JsonNode node, List<String> tools, String where, List<String> problems) {
+        if (node.isMissingNode() || node.isNull()) {
+            return ToolOutputCaps.NONE;
+        }
+        if (!node.isObject()) {
+            problems.add(where + "field 'toolOutput': must be a mapping with maxBytes and/or tools");
+            return ToolOutputCaps.NONE;
+        }
+        unknownFields(node, TOOL_OUTPUT_FIELDS, where + "toolOutput: ", problems);
+        Integer maxBytes = null;
+        if (node.has("maxBytes")) {
+            maxBytes = cap(node.get("maxBytes"), "toolOutput.maxBytes", where, problems);
+        }
+        Map<String, Integer> perTool = new LinkedHashMap<>();
+        JsonNode toolCaps = node.path("tools");
+        if (!toolCaps.isMissingNode() && !toolCaps.isObject()) {
+            problems.add(where + "field 'toolOutput.tools': must be a mapping of tool name to bytes");
+        } else if (toolCaps.isObject()) {
+            for (String tool : toolCaps.propertyNames()) {
+                if (!tools.contains(tool) && !ToolOutputs.READ_TOOL.equals(tool)) {
+                    problems.add(where + "field 'toolOutput.tools." + tool + "': '" + tool
+                            + "' is not one of the agent's tools " + tools);
+                    continue;
+                }
+                Integer cap = cap(toolCaps.get(tool), "toolOutput.tools." + tool, where, problems);
+                if (cap != null) {
+                    perTool.put(tool, cap);
+                }
+            }
+        }
+        return new ToolOutputCaps(maxBytes, perTool);
+    }
+
+    private static @Nullable Integer cap(JsonNode value, String field, String where, List<String> problems) {
+        if (!value.isIntegralNumber()
+                || value.asLong() < ToolOutputBudget.MIN_CAP
+                || value.asLong() > Integer.MAX_VALUE) {
+            problems.add(
+                    where + "field '" + field + "': must be a whole number of bytes ≥ " + ToolOutputBudget.MIN_CAP);
+            return null;
+        }
+        return value.asInt();
     }
 
     private static Budget budget(JsonNode node, String where, List<String> problems) {

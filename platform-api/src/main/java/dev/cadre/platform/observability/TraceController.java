@@ -68,7 +68,12 @@ class TraceController {
             @Nullable String outputSummary,
             List<Node> children,
             @Nullable Double cost,
-            @Nullable String fallbackModel) {}
+            @Nullable String fallbackModel,
+            // A tool call's output: the bytes it returned, the bytes its model read, and when they
+            // differ, the handle of the full output (GET /api/v1/runs/{id}/tool-outputs/{handle}).
+            @Nullable Long outputOriginalBytes,
+            @Nullable Long outputDeliveredBytes,
+            @Nullable String outputHandle) {}
 
     record Trace(
             String runId,
@@ -168,7 +173,14 @@ class TraceController {
                 children,
                 // a chat span's price (cadre.models.prices) and the model that answered instead
                 a.has("cadre.cost") ? a.get("cadre.cost").asDouble() : null,
-                text(a, "cadre.model.fallback"));
+                text(a, "cadre.model.fallback"),
+                a.has("cadre.tool.output.original_bytes")
+                        ? a.get("cadre.tool.output.original_bytes").asLong()
+                        : null,
+                a.has("cadre.tool.output.delivered_bytes")
+                        ? a.get("cadre.tool.output.delivered_bytes").asLong()
+                        : null,
+                text(a, "cadre.tool.output.handle"));
     }
 
     private static @Nullable String text(JsonNode a, String key) {

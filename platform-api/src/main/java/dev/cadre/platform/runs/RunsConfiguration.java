@@ -7,6 +7,7 @@ import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.telemetry.TelemetryOptions;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
@@ -69,6 +70,7 @@ class RunsConfiguration {
             SubagentLimiter limiter,
             SharedMemory memory,
             RunStore store,
+            ToolOutputs toolOutputs,
             @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun,
             @Value("${cadre.runs.max-repeated-tool-calls:3}") int maxRepeatedToolCalls) {
         return AgentRunner.builder(catalog.tree())
@@ -81,6 +83,7 @@ class RunsConfiguration {
                 .subagentLimiter(limiter)
                 .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction(), maxRepeatedToolCalls))
                 .sharedInputs(memoryInputs(memory))
+                .toolOutputs(toolOutputs)
                 .build();
     }
 

@@ -7,6 +7,7 @@ import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.HeadlessChromium;
 import dev.cadre.platform.support.PlatformTest;
+import dev.cadre.platform.support.TestTools;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -551,6 +552,48 @@ class ConsoleBrowserTest {
         String next = awaitPendingApproval(retried).get("id").asString();
         api.post("/api/v1/approvals/" + next + "/reject", Api.ADMIN_KEY, "{\"comment\":\"test cleanup\"}");
         awaitEnd(retried);
+    }
+
+    @Test
+    @Order(10)
+    void aCappedToolResult_opensItsFullOutput_pageByPage_andFiltered() {
+        // log-reader's big_output returns 50,000 lines; its model reads 4 KiB of them (tool output budgets).
+        String id = submit("log-reader", "read the log");
+        awaitEnd(id);
+        ensureLoggedIn();
+        go("#/runs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
+        // The tool's span (with the handle) is stored a moment after the run ends: click its row once there.
+        wait.until(d -> (Boolean) js("const r = [...document.querySelectorAll('#call-tree [data-kind=tool]')]"
+                + ".find((r) => r.getAttribute('aria-label').startsWith('tool, big_output,'));"
+                + "if (!r) return false; r.click();"
+                + "return !!document.querySelector('#node-detail details.full-output');"));
+        String summary =
+                (String) js("return document.querySelector('#node-detail details.full-output summary').innerText;");
+        assertThat(summary).startsWith("Show full output (the tool returned ").contains("the model read");
+        js("const d = document.querySelector('#node-detail details.full-output'); d.open = true;"
+                + " d.dispatchEvent(new Event('toggle'));");
+        String first = wait.until(d -> {
+            Object t = js(
+                    "const e = document.querySelector('#node-detail .full-output-lines'); return e && e.textContent;");
+            return t instanceof String s && s.contains("499: ") ? s : null;
+        });
+        assertThat(first).startsWith("0: " + TestTools.bigOutputLine(0) + "\n").doesNotContain("\n500: ");
+        js("document.querySelector('#node-detail .full-output-more').click()");
+        wait.until(d -> ((String) js("return document.querySelector('#node-detail .full-output-lines').textContent;"))
+                .contains("\n999: " + TestTools.bigOutputLine(999) + "\n"));
+        js("const f = document.querySelector('#node-detail .full-output-grep'); f.value = 'ERROR';"
+                + " f.dispatchEvent(new Event('change'));");
+        String errors = wait.until(d -> {
+            String t = (String) js("return document.querySelector('#node-detail .full-output-lines').textContent;");
+            return t.startsWith("99: ") ? t : null;
+        });
+        assertThat(errors.lines().limit(3))
+                .containsExactly(
+                        "99: " + TestTools.bigOutputLine(99),
+                        "199: " + TestTools.bigOutputLine(199),
+                        "299: " + TestTools.bigOutputLine(299));
+        shot("run-full-tool-output");
     }
 
     private void open(String path) {

@@ -52,6 +52,7 @@ class AuthorizationMatrixTest {
             new Endpoint("GET", "/api/v1/runs", null, Min.VIEWER),
             new Endpoint("GET", "/api/v1/runs/run_x", null, Min.VIEWER),
             new Endpoint("GET", "/api/v1/runs/run_x/events", null, Min.VIEWER),
+            new Endpoint("GET", "/api/v1/runs/run_x/tool-outputs/out_x", null, Min.VIEWER),
             new Endpoint("POST", "/api/v1/runs", "{\"agent\":\"nope\",\"input\":\"x\"}", Min.OPERATOR),
             new Endpoint("POST", "/api/v1/runs/run_x/cancel", "{}", Min.OPERATOR),
             new Endpoint("GET", "/api/v1/approvals?status=pending", null, Min.VIEWER),

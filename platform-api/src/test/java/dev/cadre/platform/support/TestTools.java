@@ -59,6 +59,28 @@ public class TestTools {
                 "{\"type\":\"object\"}",
                 Risk.AUTO,
                 (args, ctx) -> args.toString());
-        return () -> List.of(restart, broken, echo);
+        // Tool output budgets: a long log whose line i is bigOutputLine(i), as many lines as asked.
+        Tool bigOutput = Tools.of(
+                "big_output",
+                "Returns a long log. Test tool.",
+                "{\"type\":\"object\",\"properties\":{\"lines\":{\"type\":\"integer\"}}}",
+                Risk.AUTO,
+                (args, ctx) -> {
+                    int lines = args.path("lines").asInt(1000);
+                    StringBuilder out = new StringBuilder(lines * 64);
+                    for (int i = 0; i < lines; i++) {
+                        out.append(bigOutputLine(i)).append('\n');
+                    }
+                    return out.toString();
+                });
+        return () -> List.of(restart, broken, echo, bigOutput);
+    }
+
+    /** Line {@code i} of big_output's log: every 100th an error, line 7 holds a password. */
+    public static String bigOutputLine(int i) {
+        if (i == 7) {
+            return "0000007 WARN connecting with password=hunter2";
+        }
+        return String.format("%07d %s request served path=/api/v1/items", i, i % 100 == 99 ? "ERROR" : "INFO");
     }
 }

@@ -400,6 +400,27 @@ class OpenApiContractTest {
                         .asString();
                 return List.of(new Probe("valid", method, "/api/v1/evals/" + id, admin, null));
             }
+            case "GET /api/v1/runs/{id}/tool-outputs/{handle}" -> {
+                // A run whose tool result was capped (log-reader's big_output): its handle is on the trace.
+                Api api = new Api(port);
+                String run = api.submitRun("log-reader", "contract").get("id").asString();
+                api.awaitRunEnd(run);
+                String handle = dev.cadre.platform.support.Await.until(
+                        "the capped tool span of " + run,
+                        () -> {
+                            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                                            "\"outputHandle\":\"(out_[0-9a-f]+)\"")
+                                    .matcher(api.get("/api/v1/runs/" + run + "/trace", Api.ADMIN_KEY)
+                                            .body());
+                            return m.find() ? m.group(1) : "";
+                        },
+                        h -> !h.isEmpty());
+                String p = "/api/v1/runs/" + run + "/tool-outputs/" + handle;
+                return List.of(
+                        new Probe("valid", method, p, admin, null),
+                        new Probe("valid, a page", method, p + "?offset=10&limit=5&grep=error", admin, null),
+                        new Probe("bad limit", method, p + "?limit=0", admin, null));
+            }
             case "GET /api/v1/workflows/{name}" -> {
                 return List.of(new Probe("valid", method, "/api/v1/workflows/wf-incident", admin, null));
             }

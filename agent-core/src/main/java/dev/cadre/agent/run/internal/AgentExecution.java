@@ -8,9 +8,6 @@ import dev.cadre.agent.TokenUsage;
 import dev.cadre.agent.event.AgentEvent;
 import dev.cadre.agent.model.AssistantMessage;
 import dev.cadre.agent.model.Message;
-import dev.cadre.agent.model.ModelException;
-import dev.cadre.agent.model.ModelPort;
-import dev.cadre.agent.model.ModelRef;
 import dev.cadre.agent.model.ModelRequest;
 import dev.cadre.agent.model.ModelResponse;
 import dev.cadre.agent.model.ToolCall;
@@ -22,9 +19,10 @@ import dev.cadre.agent.run.Checkpoint;
 import dev.cadre.agent.run.SubagentOutcome;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.tool.ToolResult;
+import dev.cadre.agent.tool.output.ToolOutputReadTool;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,9 +35,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * One agent loop instance, think - act - observe, for the root agent of a run and, unchanged, for
  * every subagent (DESIGN.md section 2: a subagent is one more instance of the same loop). Spans,
- * budgets, events, deadlines, checkpoints and cancellation are handled here once, around the loop; a
- * turn's calls are acted on by {@link TurnRunner}, each call by {@link ToolCallExecutor}, worker calls
- * by {@link Delegation}, and human decisions by {@link HumanGate}.
+ * budgets, events, checkpoints and cancellation are handled here once, around the loop; a model call
+ * is made by {@link ModelCall}, the timeout kept by {@link AgentDeadline}, a turn's calls are acted on
+ * by {@link TurnRunner}, each call by {@link ToolCallExecutor}, worker calls by {@link Delegation}, and
+ * human decisions by {@link HumanGate}.
  */
 public final class AgentExecution {
 
@@ -49,8 +48,9 @@ public final class AgentExecution {
     private final RunScope run;
     private final AgentSpec spec;
     private final String sessionId;
-    private final ModelPort model;
     private final List<ToolDefinition> definitions;
+    // The model is told about tool_output_read once one of this agent's results was capped.
+    private @Nullable List<ToolDefinition> withReader;
     private final TokenBudget budget;
     private final CancelScope scope;
     private final SessionStream stream;
@@ -68,8 +68,8 @@ public final class AgentExecution {
     private final List<SubagentOutcome> subagents = new ArrayList<>();
     private final long elapsedBeforeNanos;
     private long startNanos;
-    // Absolute System.nanoTime() deadline of this agent, set when it starts.
-    private long deadlineNanos;
+    private final AgentDeadline deadline;
+    private final ModelCall modelCall;
 
     AgentExecution(AgentContext ctx, StartState start) {
         this.ctx = ctx;
@@ -77,7 +77,6 @@ public final class AgentExecution {
         this.run = ctx.run();
         this.spec = ctx.spec();
         this.sessionId = ctx.sessionId();
-        this.model = rt.tree().model(spec.name());
         this.definitions = rt.definitions(spec, ctx.canDelegate());
         this.budget = ctx.budget();
         this.scope = ctx.scope();
@@ -92,7 +91,12 @@ public final class AgentExecution {
         this.usage = start.usage();
         this.toolsCalled = new ArrayList<>(start.toolsCalled());
         this.subagentCounters = new HashMap<>(start.subagentCounters());
+        for (Message m : history) {
+            noteCapped(m);
+        }
         this.elapsedBeforeNanos = start.elapsedBeforeNanos();
+        this.deadline = new AgentDeadline(ctx, elapsedBeforeNanos);
+        this.modelCall = new ModelCall(ctx, stream, rt.tree().model(spec.name()));
     }
 
     /** A fresh root loop for a run. */
@@ -135,7 +139,7 @@ public final class AgentExecution {
                         ctx.depth(),
                         spec.model());
         Context context = parentContext.with(span);
-        ScheduledFuture<?> timer = scheduleTimeout();
+        ScheduledFuture<?> timer = deadline.start(startNanos);
         Ended ended;
         try (CancelScope.Entered ignored = scope.enter()) {
             if (fresh) {
@@ -189,41 +193,9 @@ public final class AgentExecution {
             @Nullable String text,
             @Nullable Failure failure) {}
 
-    private @Nullable ScheduledFuture<?> scheduleTimeout() {
-        long remaining = spec.budget().timeout().toNanos() - elapsedBeforeNanos;
-        if (remaining <= 0) {
-            scope.stop(timeoutReason());
-            return null;
-        }
-        deadlineNanos = startNanos + remaining;
-        Long inherited = ctx.inheritedDeadlineNanos();
-        if (inherited != null && deadlineNanos - inherited >= 0) {
-            // An ancestor stops first and its stop reaches this scope: a timer of our own would never fire.
-            return null;
-        }
-        return rt.timer().schedule(() -> scope.stop(timeoutReason()), remaining, TimeUnit.NANOSECONDS);
-    }
-
     /** The deadline a worker of this agent inherits: this agent's or an ancestor's, whichever is first. */
     long deadlineForChildren() {
-        Long inherited = ctx.inheritedDeadlineNanos();
-        return inherited != null && inherited - deadlineNanos < 0 ? inherited : deadlineNanos;
-    }
-
-    /** This agent's deadline as a wall-clock instant, for a model port's waits; null when it has none. */
-    private java.time.@Nullable Instant deadlineInstant() {
-        long deadline = deadlineForChildren();
-        if (deadline == 0) {
-            return null;
-        }
-        return java.time.Instant.now().plusNanos(deadline - System.nanoTime());
-    }
-
-    private StopReason timeoutReason() {
-        return new StopReason(
-                OutcomeStatus.TIMEOUT,
-                FailureCode.AGENT_TIMEOUT.failure("agent '" + spec.name() + "' exceeded its timeout of "
-                        + spec.budget().timeout()));
+        return deadline.forChildren();
     }
 
     private Ended loop(Context context) {
@@ -247,6 +219,7 @@ public final class AgentExecution {
                         "agent '" + spec.name() + "' used its " + spec.budget().maxIterations()
                                 + " iterations without finishing");
             }
+            List<ToolDefinition> definitions = definitions();
             long estimate = rt.estimator().estimate(history, definitions);
             long available = budget.available();
             if (estimate + 1 > available) {
@@ -270,42 +243,16 @@ public final class AgentExecution {
                     history,
                     definitions,
                     available - estimate,
-                    deadlineInstant());
+                    deadline.asInstant());
             ModelResponse response;
-            Span chat = rt.spans().startChat(context, spec.model(), run.runId(), sessionId, spec.name());
-            long t0 = System.nanoTime();
-            // The chat span is current while the port runs, so an HTTP-backed port propagates it
-            // (W3C traceparent) to the provider and the provider's own spans join this trace.
-            try (Scope ignored = context.with(chat).makeCurrent()) {
-                // Streamed text is shown live (not stored); the turn's whole text is stored below.
-                response =
-                        model.stream(request, piece -> stream.emitLive(m -> new AgentEvent.TextDelta(m, piece, true)));
-                if (response == null) {
-                    throw new ModelException(FailureCode.EMPTY_RESPONSE.code(), "the model port returned no response");
+            switch (modelCall.call(context, request, iterations + 1)) {
+                case ModelCall.Answered answered -> response = answered.response();
+                case ModelCall.Stopped stoppedCall -> {
+                    return stopped(stoppedCall.reason());
                 }
-            } catch (InterruptedException e) {
-                StopReason s = scope.stopReasonOrCancelled();
-                modelCallEnded(chat, null, s.failure(), t0);
-                return stopped(s);
-            } catch (ModelException e) {
-                Failure f = new Failure(e.category(), e.code(), "model call failed: " + e.getMessage());
-                modelCallEnded(chat, null, f, t0);
-                return stopOrFail(f);
-            } catch (RuntimeException e) {
-                Failure f = FailureCode.MODEL_ERROR.failure("model call failed: " + Errors.describe(e));
-                modelCallEnded(chat, null, f, t0);
-                return stopOrFail(f);
-            }
-            // A fallback's answer is priced (by its port), counted and named by the model that gave it.
-            ModelRef answered = response.answeredBy() != null ? response.answeredBy() : spec.model();
-            if (!answered.equals(spec.model())) {
-                rt.spans().answeredBy(chat, answered, spec.model());
-            }
-            modelCallEnded(chat, response.usage(), null, t0, response.cost(), answered);
-            String fallback = response.fallback();
-            if (fallback != null) {
-                int turn = iterations + 1;
-                stream.emit(m -> new AgentEvent.Status(m, "model fallback: " + fallback, turn));
+                case ModelCall.Failed failed -> {
+                    return stopOrFail(failed.failure());
+                }
             }
             budget.charge(response.usage().total());
             addOwnUsage(response.usage());
@@ -324,9 +271,9 @@ public final class AgentExecution {
                         FailureCode.TOKEN_BUDGET,
                         "agent '" + spec.name() + "': the model reported more tokens than the budget allowed");
             }
-            List<ToolCall> calls = withStableIds(response.toolCalls());
+            List<ToolCall> calls = CallHistory.withStableIds(response.toolCalls(), iterations);
             String text = response.text();
-            int repeats = calls.isEmpty() ? 0 : timesInARow(calls);
+            int repeats = calls.isEmpty() ? 0 : CallHistory.timesInARow(history, calls);
             history.add(new AssistantMessage(text, calls));
             if (text != null && !text.isEmpty()) {
                 stream.emit(m -> new AgentEvent.TextDelta(m, text));
@@ -340,38 +287,6 @@ public final class AgentExecution {
             pending = calls;
             checkpoint();
         }
-    }
-
-    /**
-     * How many turns in a row, this one included, asked for exactly these calls: same tools, same
-     * arguments (compared as JSON values, so key order and spacing do not matter), in the same order.
-     */
-    private int timesInARow(List<ToolCall> calls) {
-        int times = 1;
-        for (int i = history.size() - 1; i >= 0; i--) {
-            Message m = history.get(i);
-            if (m instanceof ToolResultMessage) {
-                continue;
-            }
-            if (!(m instanceof AssistantMessage a) || !sameCalls(a.toolCalls(), calls)) {
-                break;
-            }
-            times++;
-        }
-        return times;
-    }
-
-    private static boolean sameCalls(List<ToolCall> earlier, List<ToolCall> now) {
-        if (earlier.size() != now.size()) {
-            return false;
-        }
-        for (int i = 0; i < now.size(); i++) {
-            if (!earlier.get(i).name().equals(now.get(i).name())
-                    || !earlier.get(i).arguments().equals(now.get(i).arguments())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Stops a model going round in circles: the repeated calls are answered, not run, and the agent fails. */
@@ -389,25 +304,6 @@ public final class AgentExecution {
             toolsCalled.add(r.toolName());
         }
         return new Ended(OutcomeStatus.FAILED, null, failure);
-    }
-
-    private void modelCallEnded(Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0) {
-        modelCallEnded(chat, used, failure, t0, 0, spec.model());
-    }
-
-    private void modelCallEnded(
-            Span chat, @Nullable TokenUsage used, @Nullable Failure failure, long t0, double cost, ModelRef model) {
-        rt.spans().endChat(chat, used, failure, cost);
-        rt.listener()
-                .modelCallFinished(new AgentTelemetryListener.ModelCallFinished(
-                        run.runId(),
-                        sessionId,
-                        spec.name(),
-                        model,
-                        used == null ? TokenUsage.ZERO : used,
-                        failure == null ? null : failure.category(),
-                        Duration.ofNanos(System.nanoTime() - t0),
-                        cost));
     }
 
     private Ended stopOrFail(Failure failure) {
@@ -431,27 +327,6 @@ public final class AgentExecution {
 
     private Ended budgetExceeded(FailureCode code, String message) {
         return new Ended(OutcomeStatus.BUDGET_EXCEEDED, null, code.failure(message));
-    }
-
-    /**
-     * Renames the calls {@code call_<turn>_<n>}. Ids pair results with calls and key the journal; a
-     * provider's ids are random, so a subagent re-run after a crash would never find its journalled
-     * side effects under them. Positional ids make the key of "the n-th call of turn t of session s"
-     * the same in every run (the model port sends back whatever ids the history holds).
-     */
-    private List<ToolCall> withStableIds(List<ToolCall> calls) {
-        List<ToolCall> out = new ArrayList<>(calls.size());
-        for (int i = 0; i < calls.size(); i++) {
-            ToolCall call = calls.get(i);
-            String id = "call_" + iterations + "_" + (i + 1);
-            // The provider's own id stays alongside, for the provider (ToolCall#wireId).
-            String providerId = call.providerId();
-            out.add(
-                    id.equals(call.id()) && providerId == null
-                            ? call
-                            : new ToolCall(id, call.name(), call.arguments(), providerId));
-        }
-        return List.copyOf(out);
     }
 
     /** Adds tokens spent by a worker of this agent when it finishes. */
@@ -494,6 +369,23 @@ public final class AgentExecution {
             // Persisting is the observer's job; its failure must not end the run it is meant to protect.
         }
     }
+
+    /** What the model is told about: the agent's tools, and tool_output_read once a result was capped. */
+    private List<ToolDefinition> definitions() {
+        return withReader != null ? withReader : definitions;
+    }
+
+    private void noteCapped(Message m) {
+        if (withReader == null
+                && m instanceof ToolResultMessage r
+                && ToolOutputs.isCapped(r.content())
+                && definitions.stream().noneMatch(d -> d.name().equals(ToolOutputs.READ_TOOL))) {
+            List<ToolDefinition> defs = new ArrayList<>(definitions);
+            defs.add(ToolOutputReadTool.DEFINITION);
+            withReader = List.copyOf(defs);
+        }
+    }
+
     /** Acts on the model's calls and appends their observations; false when the loop was stopped. */
     private boolean executeTurn(List<ToolCall> calls, Context context) {
         String why = history.getLast() instanceof AssistantMessage a && a.text() != null ? a.text() : "";
@@ -505,6 +397,7 @@ public final class AgentExecution {
         for (int i = 0; i < results.length; i++) {
             ToolResult r = results[i];
             history.add(new ToolResultMessage(r.callId(), r.toolName(), r.content(), r.isError()));
+            noteCapped(history.getLast());
             toolsCalled.add(r.toolName());
             if (turn.subagents()[i] != null) {
                 subagents.add(turn.subagents()[i]);

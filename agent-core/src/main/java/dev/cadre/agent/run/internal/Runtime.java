@@ -11,6 +11,7 @@ import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.tool.JsonSchemas;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,8 @@ public record Runtime(
         SharedInputs sharedInputs,
         TokenEstimator estimator,
         ScheduledExecutorService timer,
-        Map<String, List<ToolDefinition>> definitionCache) {
+        Map<String, List<ToolDefinition>> definitionCache,
+        ToolOutputs toolOutputs) {
 
     /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
     public static final JsonNode DELEGATION_SCHEMA = JsonSchemas.parse("""

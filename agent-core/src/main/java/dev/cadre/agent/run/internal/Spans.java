@@ -47,6 +47,15 @@ public final class Spans {
     public static final AttributeKey<Long> ITERATIONS = AttributeKey.longKey("cadre.iterations");
     public static final AttributeKey<String> RISK = AttributeKey.stringKey("cadre.tool.risk");
     public static final AttributeKey<String> STATUS = AttributeKey.stringKey("cadre.status");
+    /** On execute_tool: UTF-8 bytes the tool returned, and how many of them its model read. */
+    public static final AttributeKey<Long> TOOL_OUTPUT_ORIGINAL_BYTES =
+            AttributeKey.longKey("cadre.tool.output.original_bytes");
+
+    public static final AttributeKey<Long> TOOL_OUTPUT_DELIVERED_BYTES =
+            AttributeKey.longKey("cadre.tool.output.delivered_bytes");
+    /** On execute_tool when the result was capped: the handle the full output is kept under. */
+    public static final AttributeKey<String> TOOL_OUTPUT_HANDLE = AttributeKey.stringKey("cadre.tool.output.handle");
+
     /** What a model call cost, in the price table's currency (set when the model has a price). */
     public static final AttributeKey<Double> COST = AttributeKey.doubleKey("cadre.cost");
 
@@ -192,6 +201,15 @@ public final class Spans {
             span.setAttribute(TOOL_ARGUMENTS, options.redactor().redact(tool, arguments.toString()));
         }
         return span;
+    }
+
+    /** Records on a tool's span how big its output was and how much of it the model read. */
+    public void toolOutput(Span span, long originalBytes, long deliveredBytes, @Nullable String handle) {
+        span.setAttribute(TOOL_OUTPUT_ORIGINAL_BYTES, originalBytes);
+        span.setAttribute(TOOL_OUTPUT_DELIVERED_BYTES, deliveredBytes);
+        if (handle != null) {
+            span.setAttribute(TOOL_OUTPUT_HANDLE, handle);
+        }
     }
 
     public void endTool(Span span, String tool, String status, String content, @Nullable Failure failure) {

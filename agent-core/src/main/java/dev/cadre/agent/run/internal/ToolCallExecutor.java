@@ -13,6 +13,7 @@ import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
 import dev.cadre.agent.tool.ToolResult;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -186,11 +187,30 @@ final class ToolCallExecutor {
         };
     }
 
+    /**
+     * What the model reads of a result: within the agent's cap, else head + tail and a handle to the
+     * full output kept with the run. {@code tool_output_read} bounds its own pages and is not capped.
+     */
+    private String delivered(ToolContext toolContext, String tool, String out, Context context) {
+        ToolOutputs outputs = ctx.rt().toolOutputs();
+        ToolOutputs.Delivered d = ToolOutputs.READ_TOOL.equals(tool)
+                ? ToolOutputs.whole(out)
+                : outputs.deliver(
+                        toolContext,
+                        tool,
+                        out,
+                        outputs.budget().capFor(tool, ctx.spec().toolOutput()));
+        ctx.rt().spans().toolOutput(Span.fromContext(context), d.originalBytes(), d.deliveredBytes(), d.handle());
+        return d.content();
+    }
+
     private ToolResult runTool(Tool tool, ToolCall call, JsonNode arguments, Context context)
             throws InterruptedException {
         try (Scope ignored = context.makeCurrent()) {
-            String out = tool.execute(arguments, new ToolContext(ctx.runId(), ctx.sessionId(), ctx.agent(), call.id()));
-            return ToolResult.ok(call.id(), call.name(), out == null ? "" : out);
+            ToolContext toolContext = new ToolContext(ctx.runId(), ctx.sessionId(), ctx.agent(), call.id());
+            String out = tool.execute(arguments, toolContext);
+            return ToolResult.ok(
+                    call.id(), call.name(), delivered(toolContext, call.name(), out == null ? "" : out, context));
         } catch (InterruptedException e) {
             throw e;
         } catch (ToolException e) {

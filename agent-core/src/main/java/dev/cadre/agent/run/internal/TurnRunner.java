@@ -11,6 +11,8 @@ import dev.cadre.agent.tool.Risk;
 import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolRegistry;
 import dev.cadre.agent.tool.ToolResult;
+import dev.cadre.agent.tool.output.ToolOutputReadTool;
+import dev.cadre.agent.tool.output.ToolOutputs;
 import io.opentelemetry.context.Context;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,8 @@ final class TurnRunner {
     private final ToolRegistry tools;
     private final List<ToolDefinition> definitions;
     private final ToolCallExecutor executor;
+    // Every agent may page through its run's capped outputs, whatever its whitelist.
+    private final Tool readTool;
 
     TurnRunner(
             AgentContext ctx,
@@ -45,6 +49,10 @@ final class TurnRunner {
         this.tools = tools;
         this.definitions = definitions;
         this.executor = executor;
+        ToolOutputs outputs = ctx.rt().toolOutputs();
+        this.readTool = new ToolOutputReadTool(
+                outputs,
+                outputs.budget().capFor(ToolOutputs.READ_TOOL, ctx.spec().toolOutput()));
     }
 
     /**
@@ -168,6 +176,9 @@ final class TurnRunner {
         String name = call.name();
         AgentContext c = ctx;
         Tool tool = tools.find(name);
+        if (tool == null && ToolOutputs.READ_TOOL.equals(name)) {
+            tool = readTool;
+        }
         if (tool != null) {
             String notAnObject = notAnObject(call.arguments());
             if (notAnObject != null) {

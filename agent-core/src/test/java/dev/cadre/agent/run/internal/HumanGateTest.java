@@ -50,7 +50,8 @@ class HumanGateTest {
                 null,
                 null,
                 null,
-                Map.of());
+                Map.of(),
+                null);
         RunScope run = new RunScope("run-1", recorder, new Semaphore(1), 1);
         AgentContext ctx = AgentContext.root(rt, run, spec, "run-1", new TokenBudget(1000, 0), new CancelScope(null));
         HumanGate gate = new HumanGate(ctx, new SessionStream("run-1", "run-1", null, "ops", recorder, 1));
