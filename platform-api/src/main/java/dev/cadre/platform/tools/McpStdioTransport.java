@@ -139,10 +139,15 @@ final class McpStdioTransport implements McpClientTransport {
                 log.debug("MCP server {}: stdout closed: {}", server, e.toString());
             }
         }
-        // The process closed stdout (normally: it exited). Answer what it will never answer.
+        // The process closed stdout (normally: it is exiting). Answer what it will never answer.
+        try {
+            p.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        String why = p.isAlive() ? "closed its output" : "exited with code " + p.exitValue();
         for (Object id : List.copyOf(pending)) {
             pending.remove(id);
-            String why = p.isAlive() ? "closed its output" : "exited with code " + p.exitValue();
             h.apply(Mono.just(new McpSchema.JSONRPCResponse(
                             McpSchema.JSONRPC_VERSION,
                             id,

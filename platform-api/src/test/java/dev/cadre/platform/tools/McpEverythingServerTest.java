@@ -122,6 +122,37 @@ class McpEverythingServerTest {
     }
 
     @Test
+    void aCallPendingWhenTheProcessDies_failsAtOnce_andIsNotRetried() throws Exception {
+        Path script = Path.of(getClass().getResource("/mcp/hanging-server.mjs").toURI());
+        Path marker = java.nio.file.Files.createTempFile("hang", ".calls");
+        McpTools.Server server = McpTools.Server.stdio("node", List.of(script.toString()))
+                .withEnv(Map.of("HANG_MARKER", marker.toString()), null)
+                .withTimeout(java.time.Duration.ofMinutes(5));
+        try (McpTools mcp = new McpTools(
+                new McpTools.Properties(Map.of("hanging", server)), JSON, OutboundTraceContext.none(), n -> null)) {
+            Tool hang = byName(mcp).get("hanging_hang");
+            var call = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return hang.execute(args("{}"), ctx("r", "c1"));
+                } catch (Exception e) {
+                    return e.getMessage();
+                }
+            });
+            String pid = Await.until("the call to reach the server", () -> read(marker), s -> !s.isEmpty());
+            ProcessHandle.of(Long.parseLong(pid)).orElseThrow().destroyForcibly();
+
+            assertThat(call.get(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("answered when the process exits, not after the 5-minute timeout")
+                    .contains("MCP server process exited with code 137 before answering");
+            assertThat(java.nio.file.Files.readAllLines(marker))
+                    .as("the call may have done its work: it is not sent again")
+                    .hasSize(1);
+        } finally {
+            java.nio.file.Files.deleteIfExists(marker);
+        }
+    }
+
+    @Test
     void httpServer_thatRestarted_isReinitialised_andTheNextCallSucceeds() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -140,6 +171,14 @@ class McpEverythingServerTest {
 
             assertThat(sum.execute(args("{\"a\":20,\"b\":22}"), ctx("r", "c2"))).contains("42");
             assertThat(sum.execute(args("{\"a\":1,\"b\":1}"), ctx("r", "c3"))).contains("2");
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return java.nio.file.Files.readString(file).strip();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
