@@ -44,6 +44,8 @@ class McpServerTest {
                 () -> NpmPeers.bin("mcp-server-everything").toString());
         registry.add("cadre.tools.mcp.servers.ev.args", () -> "stdio");
         registry.add("cadre.tools.mcp.servers.ev.tools", () -> "echo,get-sum,toggle-simulated-logging");
+        // Never called: only listed by GET /api/v1/tools.
+        registry.add("cadre.remote-agents.agents.peer.url", () -> "http://127.0.0.1:9/a2a");
     }
 
     @LocalServerPort
@@ -115,6 +117,9 @@ class McpServerTest {
                                 byName.get("restart_service").get("usedBy").spliterator(), false)
                         .map(JsonNode::asString))
                 .contains("fixer");
+
+        assertThat(byName.get("a2a_peer").get("kind").asString()).isEqualTo("remote_agent");
+        assertThat(byName.get("a2a_peer").get("risk").asString()).isEqualTo("suggest");
 
         JsonNode worker = byName.get("probe-a");
         assertThat(worker.get("kind").asString()).isEqualTo("worker");
