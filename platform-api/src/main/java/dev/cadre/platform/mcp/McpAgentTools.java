@@ -130,14 +130,14 @@ final class McpAgentTools {
                     "role="
                             + (principal == null
                                     ? "none"
-                                    : principal.role().name().toLowerCase()));
+                                    : principal.role().name().toLowerCase(java.util.Locale.ROOT)));
             return counted(
                     agent,
                     "denied",
                     error("The role of " + who + " ("
                             + (principal == null
                                     ? "none"
-                                    : principal.role().name().toLowerCase())
+                                    : principal.role().name().toLowerCase(java.util.Locale.ROOT))
                             + ") may list tools but not start runs; calling a tool needs a key with the role agent,"
                             + " operator or admin."));
         }
