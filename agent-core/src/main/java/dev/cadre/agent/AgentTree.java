@@ -2,6 +2,7 @@ package dev.cadre.agent;
 
 import dev.cadre.agent.model.ModelPort;
 import dev.cadre.agent.model.ModelResolver;
+import dev.cadre.agent.tool.JsonSchemas;
 import dev.cadre.agent.tool.ToolRegistry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The validated set of agents a runner can start: every spec with its resolved model port and its
@@ -129,6 +131,23 @@ public final class AgentTree {
         spec(name);
         return tools.get(name);
     }
+
+    /**
+     * The arguments every worker tool takes, {@code {task, context?, memory_keys?}}: how an agent's
+     * model is shown each of its workers. A fresh copy per call.
+     */
+    public static JsonNode workerToolSchema() {
+        return WORKER_TOOL_SCHEMA.deepCopy();
+    }
+
+    private static final JsonNode WORKER_TOOL_SCHEMA = JsonSchemas.parse("""
+            {"type":"object","properties":{
+              "task":{"type":"string","minLength":1,"description":"The self-contained task for the worker."},
+              "context":{"type":"string","description":"Optional background facts or constraints."},
+              "memory_keys":{"type":"array","items":{"type":"string"},
+                "description":"Optional shared-memory keys the worker receives as read-only inputs."}},
+             "required":["task"],"additionalProperties":false}
+            """);
 
     /** All agent names. */
     public Set<String> names() {

@@ -33,6 +33,6 @@ class RemoteAgentsConfiguration {
         List<Tool> tools = new ArrayList<>();
         config.agents().forEach((name, remote) -> tools.add(new RemoteAgentTool(name, remote, http, json, trace)));
         List<Tool> all = List.copyOf(tools);
-        return () -> all;
+        return ToolProvider.of("remote_agent", () -> all);
     }
 }

@@ -136,6 +136,9 @@ class SecurityConfiguration {
                         .hasRole(INTAKE)
                         .requestMatchers("/a2a", "/a2a/**")
                         .hasRole(AGENT)
+                        // MCP clients: viewers list the tools, agent keys (and operators) call them (McpAgentTools).
+                        .requestMatchers("/mcp", "/mcp/**")
+                        .hasAnyRole(VIEWER, AGENT)
                         .requestMatchers(HttpMethod.GET, "/api/v1/**")
                         .hasRole(VIEWER)
                         .requestMatchers("/api/v1/**")

@@ -51,7 +51,7 @@ class OpsToolsConfiguration {
 
     @Bean
     ToolProvider mcpToolProvider(McpTools mcp) {
-        return mcp::tools;
+        return ToolProvider.of("mcp", mcp::tools);
     }
 
     @Bean

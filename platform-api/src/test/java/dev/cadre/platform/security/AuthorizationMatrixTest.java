@@ -78,7 +78,10 @@ class AuthorizationMatrixTest {
             new Endpoint("GET", "/api/v1/workflows", null, Min.VIEWER),
             new Endpoint("GET", "/api/v1/workflows/wf-incident", null, Min.VIEWER),
             new Endpoint("POST", "/api/v1/runs/run_x/retry", "{}", Min.OPERATOR),
-            new Endpoint("POST", "/api/v1/approvals/ap_x/abort", "{}", Min.OPERATOR));
+            new Endpoint("POST", "/api/v1/approvals/ap_x/abort", "{}", Min.OPERATOR),
+            new Endpoint("GET", "/api/v1/tools", null, Min.VIEWER),
+            // MCP: viewers list Cadre's tools, agent keys call them (the role check of a call is in McpServerTest).
+            new Endpoint("POST", "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", Min.VIEWER, Door.AGENT));
 
     @Test
     void everyEndpoint_answersEachRoleAsItsMinimumRoleSays() {

@@ -35,6 +35,8 @@ class McpToolsTest {
     HttpServer server;
     final List<String> methods = new CopyOnWriteArrayList<>();
     final Map<String, String> traceparentOf = new java.util.concurrent.ConcurrentHashMap<>();
+    final List<String> authorizations = new CopyOnWriteArrayList<>();
+    final List<String> apiKeys = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws IOException {
@@ -61,6 +63,8 @@ class McpToolsTest {
         if (traceparent != null) {
             traceparentOf.put(method, traceparent);
         }
+        authorizations.add(String.valueOf(x.getRequestHeaders().getFirst("Authorization")));
+        apiKeys.add(String.valueOf(x.getRequestHeaders().getFirst("X-Api-Key")));
         if (!rpc.has("id")) {
             x.sendResponseHeaders(202, -1);
             x.close();
@@ -106,11 +110,10 @@ class McpToolsTest {
     void toolsOfAConfiguredServer_areCadreToolsNamedAfterTheServer() throws Exception {
         var config = new McpTools.Properties(Map.of(
                 "k8s",
-                new McpTools.Server(
-                        URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
-                        "/mcp",
-                        Risk.APPROVE,
-                        Duration.ofSeconds(5))));
+                McpTools.Server.http(URI.create(
+                                "http://127.0.0.1:" + server.getAddress().getPort()))
+                        .withTools(List.of(), Risk.APPROVE, Map.of())
+                        .withTimeout(Duration.ofSeconds(5))));
         try (McpTools mcp = new McpTools(config, JSON, OutboundTraceContext.none())) {
             assertThat(mcp.tools()).extracting(Tool::name).containsExactly("k8s_restart_pod", "k8s_broken");
             Tool restart = mcp.tools().getFirst();
@@ -129,10 +132,67 @@ class McpToolsTest {
     @Test
     void anUnreachableServer_contributesNoTools_andDoesNotStopStartUp() {
         var config = new McpTools.Properties(Map.of(
-                "gone", new McpTools.Server(URI.create("http://127.0.0.1:9"), null, null, Duration.ofSeconds(2))));
+                "gone", McpTools.Server.http(URI.create("http://127.0.0.1:9")).withTimeout(Duration.ofSeconds(2))));
         try (McpTools mcp = new McpTools(config, JSON, OutboundTraceContext.none())) {
             assertThat(mcp.tools()).isEmpty();
         }
+    }
+
+    @Test
+    void headersAndBearerToken_comeFromTheEnvironment_onEveryRequest() throws Exception {
+        var config = new McpTools.Properties(Map.of(
+                "k8s",
+                McpTools.Server.http(URI.create(
+                                "http://127.0.0.1:" + server.getAddress().getPort()))
+                        .withHeaders(Map.of("X-Api-Key", "${K8S_MCP_KEY}"), "K8S_MCP_TOKEN")));
+        Map<String, String> env = Map.of("K8S_MCP_KEY", "key-123", "K8S_MCP_TOKEN", "tok-456");
+        try (McpTools mcp = new McpTools(config, JSON, OutboundTraceContext.none(), env::get)) {
+            mcp.tools().getFirst().execute(args("{\"pod\":\"a\"}"), ctx("r", "c1"));
+        }
+        assertThat(methods).contains("initialize", "tools/list", "tools/call");
+        assertThat(authorizations).hasSize(methods.size()).containsOnly("Bearer tok-456");
+        assertThat(apiKeys).hasSize(methods.size()).containsOnly("key-123");
+    }
+
+    @Test
+    void unclassifiedTools_needApproval_byDefault() throws Exception {
+        var config = new McpTools.Properties(Map.of(
+                "k8s",
+                McpTools.Server.http(URI.create(
+                                "http://127.0.0.1:" + server.getAddress().getPort()))
+                        .withTools(List.of("restart_pod"), null, Map.of())));
+        try (McpTools mcp = new McpTools(config, JSON, OutboundTraceContext.none(), n -> null)) {
+            assertThat(mcp.tools()).extracting(Tool::name).containsExactly("k8s_restart_pod");
+            assertThat(mcp.tools().getFirst().risk()).isEqualTo(Risk.APPROVE);
+        }
+    }
+
+    @Test
+    void anEntryWithNeitherUrlNorCommand_stopsStartUp_namingTheEntry() {
+        var config = new McpTools.Properties(Map.of(
+                "github", new McpTools.Server(null, null, null, null, null, null, null, null, null, null, null, null)));
+        assertThatThrownBy(() -> new McpTools(config, JSON, OutboundTraceContext.none(), n -> null))
+                .isInstanceOf(McpTools.ConfigException.class)
+                .hasMessageContaining("cadre.tools.mcp.servers.github")
+                .hasMessageContaining("neither 'url'")
+                .hasMessageContaining("'command'");
+    }
+
+    @Test
+    void aSecretFromAnUnsetVariable_stopsStartUp_namingTheVariable() {
+        var config = new McpTools.Properties(Map.of(
+                "github",
+                McpTools.Server.http(URI.create("http://127.0.0.1:9")).withHeaders(Map.of(), "MCP_GITHUB_TOKEN")));
+        assertThatThrownBy(() -> new McpTools(config, JSON, OutboundTraceContext.none(), n -> null))
+                .isInstanceOf(McpTools.ConfigException.class)
+                .hasMessage(
+                        "cadre.tools.mcp.servers.github.token-env: environment variable MCP_GITHUB_TOKEN is not set");
+        var stdio = new McpTools.Properties(Map.of(
+                "fs",
+                McpTools.Server.stdio("npx", List.of("-y", "some-server"))
+                        .withEnv(Map.of("API_KEY", "${FS_KEY}"), null)));
+        assertThatThrownBy(() -> new McpTools(stdio, JSON, OutboundTraceContext.none(), n -> null))
+                .hasMessage("cadre.tools.mcp.servers.fs.env.API_KEY: environment variable FS_KEY is not set");
     }
 
     @Test
@@ -145,11 +205,10 @@ class McpToolsTest {
                 .build();
         var config = new McpTools.Properties(Map.of(
                 "k8s",
-                new McpTools.Server(
-                        URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
-                        "/mcp",
-                        Risk.APPROVE,
-                        Duration.ofSeconds(5))));
+                McpTools.Server.http(URI.create(
+                                "http://127.0.0.1:" + server.getAddress().getPort()))
+                        .withTools(List.of(), Risk.APPROVE, Map.of())
+                        .withTimeout(Duration.ofSeconds(5))));
         try (McpTools mcp = new McpTools(config, JSON, new OutboundTraceContext(otel))) {
             var span = otel.getTracer("test")
                     .spanBuilder("execute_tool k8s_restart_pod")

@@ -10,7 +10,6 @@ import dev.cadre.agent.run.RunLimits;
 import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
-import dev.cadre.agent.tool.JsonSchemas;
 import dev.cadre.agent.tool.output.ToolOutputs;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,14 +34,7 @@ public record Runtime(
         ToolOutputs toolOutputs) {
 
     /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
-    public static final JsonNode DELEGATION_SCHEMA = JsonSchemas.parse("""
-            {"type":"object","properties":{
-              "task":{"type":"string","minLength":1,"description":"The self-contained task for the worker."},
-              "context":{"type":"string","description":"Optional background facts or constraints."},
-              "memory_keys":{"type":"array","items":{"type":"string"},
-                "description":"Optional shared-memory keys the worker receives as read-only inputs."}},
-             "required":["task"],"additionalProperties":false}
-            """);
+    public static final JsonNode DELEGATION_SCHEMA = AgentTree.workerToolSchema();
 
     public Runtime {
         definitionCache = new ConcurrentHashMap<>(definitionCache);

@@ -1,0 +1,34 @@
+package dev.cadre.platform.mcp;
+
+import dev.cadre.platform.security.CadrePrincipal;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.opentelemetry.context.Context;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+
+/**
+ * Who sent an MCP request, captured on the request's own thread (where the security context and the
+ * HTTP server span are current) for the tool handlers, which the SDK runs on its threads.
+ */
+record McpCaller(@Nullable CadrePrincipal principal, Context trace, String baseUrl) {
+
+    private static final String KEY = "cadre.mcp.caller";
+
+    static McpTransportContext extract(HttpServletRequest request) {
+        Authentication auth = SecurityContextHolder.getContext().getAuthentication();
+        CadrePrincipal principal = auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p : null;
+        String url = request.getRequestURL().toString();
+        String base = url.substring(0, url.length() - request.getRequestURI().length());
+        Map<String, Object> data = new HashMap<>();
+        data.put(KEY, new McpCaller(principal, Context.current(), base));
+        return McpTransportContext.create(data);
+    }
+
+    static McpCaller of(McpTransportContext context) {
+        return context.get(KEY) instanceof McpCaller c ? c : new McpCaller(null, Context.root(), "");
+    }
+}
