@@ -18,6 +18,7 @@ import dev.cadre.agent.run.internal.Spans;
 import dev.cadre.agent.run.internal.StopReason;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.telemetry.TelemetryOptions;
+import dev.cadre.agent.tool.RiskPolicy;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
 import java.time.Duration;
@@ -70,7 +71,8 @@ public final class AgentRunner implements AutoCloseable {
                 b.sharedInputs,
                 b.estimator,
                 timer,
-                Map.of());
+                Map.of(),
+                b.risks);
     }
 
     /** A builder for a runner over these agents. */
@@ -217,6 +219,7 @@ public final class AgentRunner implements AutoCloseable {
         private RunLimits limits = RunLimits.DEFAULT;
         private SharedInputs sharedInputs = SharedInputs.NONE;
         private TokenEstimator estimator = TokenEstimator.CHARACTERS_DIV_4;
+        private RiskPolicy risks = RiskPolicy.DECLARED;
 
         private Builder(AgentTree tree) {
             this.tree = Objects.requireNonNull(tree, "tree");
@@ -273,6 +276,12 @@ public final class AgentRunner implements AutoCloseable {
         /** Input-token estimate used to refuse calls that would not fit the budget. */
         public Builder tokenEstimator(TokenEstimator value) {
             this.estimator = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /** The risk each tool call runs at, per run (default: the tool's declared risk). */
+        public Builder riskPolicy(RiskPolicy value) {
+            this.risks = Objects.requireNonNull(value);
             return this;
         }
 

@@ -11,6 +11,7 @@ import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.tool.JsonSchemas;
+import dev.cadre.agent.tool.RiskPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,36 @@ public record Runtime(
         SharedInputs sharedInputs,
         TokenEstimator estimator,
         ScheduledExecutorService timer,
-        Map<String, List<ToolDefinition>> definitionCache) {
+        Map<String, List<ToolDefinition>> definitionCache,
+        RiskPolicy risks) {
+
+    /** A runtime whose tool calls run at their tools' declared risk. */
+    public Runtime(
+            AgentTree tree,
+            Spans spans,
+            AgentTelemetryListener listener,
+            ApprovalGate approvals,
+            ToolJournal journal,
+            SubagentLimiter limiter,
+            RunLimits limits,
+            SharedInputs sharedInputs,
+            TokenEstimator estimator,
+            ScheduledExecutorService timer,
+            Map<String, List<ToolDefinition>> definitionCache) {
+        this(
+                tree,
+                spans,
+                listener,
+                approvals,
+                journal,
+                limiter,
+                limits,
+                sharedInputs,
+                estimator,
+                timer,
+                definitionCache,
+                RiskPolicy.DECLARED);
+    }
 
     /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
     public static final JsonNode DELEGATION_SCHEMA = JsonSchemas.parse("""
