@@ -110,7 +110,8 @@ class SessionController {
     @SecurityRequirements
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @DeleteMapping
-    ResponseEntity<Void> logout(HttpServletRequest request) {
+    ResponseEntity<Void> logout(HttpServletRequest request, Authentication auth) {
+        audit.loggedOut(request, auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p : null);
         var session = request.getSession(false);
         if (session != null) {
             session.invalidate();
