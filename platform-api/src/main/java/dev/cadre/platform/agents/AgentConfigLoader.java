@@ -38,7 +38,8 @@ final class AgentConfigLoader {
             "review",
             "maxDepth",
             "memory",
-            "internal");
+            "internal",
+            "expose");
     private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
     private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts", "workflows");
 

@@ -12,6 +12,8 @@ import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.approvals.RunSubmitters;
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.security.ApiKeyService;
+import dev.cadre.platform.security.Role;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
@@ -69,6 +71,8 @@ class RunsConfiguration {
             SubagentLimiter limiter,
             SharedMemory memory,
             RunStore store,
+            ApiKeyService keys,
+            @Value("${cadre.security.untrusted-roles:agent,intake}") List<String> untrustedRoles,
             @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun,
             @Value("${cadre.runs.max-repeated-tool-calls:3}") int maxRepeatedToolCalls) {
         return AgentRunner.builder(catalog.tree())
@@ -81,6 +85,13 @@ class RunsConfiguration {
                 .subagentLimiter(limiter)
                 .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction(), maxRepeatedToolCalls))
                 .sharedInputs(memoryInputs(memory))
+                .riskPolicy(new UntrustedRuns(
+                        store,
+                        keys,
+                        untrustedRoles.stream()
+                                .filter(r -> !r.isBlank())
+                                .map(Role::parse)
+                                .collect(java.util.stream.Collectors.toSet())))
                 .build();
     }
 

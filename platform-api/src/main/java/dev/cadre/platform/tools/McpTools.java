@@ -112,7 +112,7 @@ public final class McpTools implements AutoCloseable {
         return n.length() <= 64 ? n : n.substring(0, 64);
     }
 
-    private static final class Remote implements Tool {
+    private static final class Remote implements Tool, dev.cadre.platform.agents.Outward {
         private final String name;
         private final Risk risk;
         private final McpSyncClient client;
