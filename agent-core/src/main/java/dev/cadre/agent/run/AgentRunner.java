@@ -18,6 +18,7 @@ import dev.cadre.agent.run.internal.Spans;
 import dev.cadre.agent.run.internal.StopReason;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.telemetry.TelemetryOptions;
+import dev.cadre.agent.tool.RiskPolicy;
 import dev.cadre.agent.tool.output.ToolOutputs;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
@@ -72,7 +73,8 @@ public final class AgentRunner implements AutoCloseable {
                 b.estimator,
                 timer,
                 Map.of(),
-                b.toolOutputs);
+                b.toolOutputs,
+                b.risks);
     }
 
     /** A builder for a runner over these agents. */
@@ -220,6 +222,7 @@ public final class AgentRunner implements AutoCloseable {
         private SharedInputs sharedInputs = SharedInputs.NONE;
         private TokenEstimator estimator = TokenEstimator.CHARACTERS_DIV_4;
         private ToolOutputs toolOutputs = ToolOutputs.inMemory();
+        private RiskPolicy risks = RiskPolicy.DECLARED;
 
         private Builder(AgentTree tree) {
             this.tree = Objects.requireNonNull(tree, "tree");
@@ -285,6 +288,12 @@ public final class AgentRunner implements AutoCloseable {
          */
         public Builder toolOutputs(ToolOutputs value) {
             this.toolOutputs = Objects.requireNonNull(value);
+            return this;
+        }
+
+        /** The risk each tool call runs at, per run (default: the tool's declared risk). */
+        public Builder riskPolicy(RiskPolicy value) {
+            this.risks = Objects.requireNonNull(value);
             return this;
         }
 

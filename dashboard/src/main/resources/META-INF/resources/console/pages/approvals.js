@@ -59,7 +59,9 @@ export function approvalCard(a, ctx, onDone) {
     try {
       const body = kind === 'approve' ? { arguments: r.value, comment: comment.value || undefined } : { comment: comment.value || undefined };
       const res = await post(`/api/v1/approvals/${esc(a.id)}/${kind}`, body);
-      toast(kind === 'abort' ? `Run ${a.runId} aborted: it ends rejected.` : `${a.tool} ${res.status}. The run continues.`, 'ok');
+      toast(kind === 'abort' ? `Run ${a.runId} aborted: it ends rejected.`
+        : res.status === 'pending' ? `Edits proposed for ${a.tool}: another operator must approve them.`
+          : `${a.tool} ${res.status}. The run continues.`, 'ok');
       onDone?.(res);
     } catch (e) {
       toast(e.human, 'error');
@@ -83,7 +85,9 @@ export function approvalCard(a, ctx, onDone) {
       h('dt', {}, 'Run'), h('dd', {}, h('a', { href: `#/runs/${esc(a.runId)}` }, a.runId), ' · session ', h('code', {}, a.sessionId)),
       h('dt', {}, 'Asked'), h('dd', {}, timeTag(a.createdAt), ` (${ago(a.createdAt)}), expires `, timeTag(a.expiresAt))),
     h('h3', {}, a.status === 'pending' ? 'Arguments that run if you approve as proposed' : 'Proposed arguments'), h('pre', { class: 'proposed' }, pretty(a.arguments)),
-    a.editedArguments ? [h('h3', {}, 'Edited arguments (what ran instead)'), h('pre', { class: 'edited' }, pretty(a.editedArguments))] : null,
+    a.editedArguments ? [h('h3', {}, a.status === 'pending'
+      ? `Edits proposed by ${a.proposedBy || '—'}: what runs once another operator approves`
+      : 'Edited arguments (what ran instead)'), h('pre', { class: 'edited' }, pretty(a.editedArguments))] : null,
     a.status === 'pending' ? [
       h('div', { class: 'field' },
         h('label', { for: `${uid}-args` }, 'Edited arguments (optional)'),

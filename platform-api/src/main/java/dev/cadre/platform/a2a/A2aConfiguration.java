@@ -31,6 +31,11 @@ class A2aConfiguration {
             // Not fatal: clients can still name an agent; a message without one gets a clear error.
             log.warn(
                     "cadre.a2a.default-agent '{}' is not a configured agent; A2A messages must name one", defaultAgent);
+        } else if (!catalog.exposedOver(defaultAgent, AgentCatalog.Channel.A2A)) {
+            log.warn(
+                    "cadre.a2a.default-agent '{}' is not exposed over A2A (add 'expose: [a2a]' to its YAML);"
+                            + " A2A messages must name an exposed agent",
+                    defaultAgent);
         }
         BuildProperties info = build.getIfAvailable();
         String version = info != null && info.getVersion() != null

@@ -487,14 +487,23 @@ class A2aTasks {
                                             + agentNames() + ")")
                             .with("value", name);
                 }
+                if (!catalog.exposedOver(name, AgentCatalog.Channel.A2A)) {
+                    // Declared, not assumed: only what a YAML's 'expose' lists is reachable over A2A.
+                    throw JsonRpcException.invalidParams(
+                                    path,
+                                    "agent or workflow '" + name + "' is not exposed over A2A (its YAML does not"
+                                            + " list 'a2a' under 'expose'; skills on the Agent Card: "
+                                            + agentNames() + ")")
+                            .with("value", name);
+                }
                 return name;
             }
         }
-        if (catalog.find(settings.defaultAgent()).isEmpty()) {
+        if (!catalog.exposedOver(settings.defaultAgent(), AgentCatalog.Channel.A2A)) {
             throw JsonRpcException.invalidParams(
                     "metadata.agent",
-                    "required: the default agent '" + settings.defaultAgent() + "' is not configured; name one of "
-                            + agentNames());
+                    "required: the default agent '" + settings.defaultAgent()
+                            + "' is not configured or not exposed over A2A; name one of " + agentNames());
         }
         return settings.defaultAgent();
     }
@@ -539,7 +548,7 @@ class A2aTasks {
     }
 
     private List<String> agentNames() {
-        return catalog.entryPoints();
+        return catalog.exposedOver(AgentCatalog.Channel.A2A);
     }
 
     private void refuseFollowUp(String taskId, CadrePrincipal caller) {

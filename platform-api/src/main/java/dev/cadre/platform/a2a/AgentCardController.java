@@ -161,6 +161,8 @@ class AgentCardController {
         List<AgentSpec> specs = new ArrayList<>(catalog.specs());
         // Internal agents are workers and steps only (seed 004's entry-only gateway): no skill of theirs.
         specs.removeIf(s -> catalog.isInternal(s.name()));
+        // Only what a YAML exposes over A2A is a skill: a peer reaches nothing it was not given.
+        specs.removeIf(s -> !catalog.exposedOver(s.name(), AgentCatalog.Channel.A2A));
         // The default agent first: a client that just takes the first skill gets what a message without one gets.
         specs.sort(Comparator.comparing((AgentSpec s) -> !s.name().equals(settings.defaultAgent())));
         List<Skill> skills = specs.stream()
@@ -184,7 +186,7 @@ class AgentCardController {
                 .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
         // Declared workflows are skills too: a message names one in its metadata like an agent.
         for (var w : catalog.workflows()) {
-            if (!w.internal()) {
+            if (catalog.exposedOver(w.name(), AgentCatalog.Channel.A2A)) {
                 skills.add(new Skill(
                         w.name(),
                         w.name(),

@@ -50,6 +50,15 @@ public final class AgentCatalog {
     private final Map<String, List<String>> memoryNamespaces;
     private Map<String, DeclaredWorkflow> workflows = Map.of();
     private Set<String> internalAgents = Set.of();
+    private Map<String, Set<Channel>> exposed = Map.of();
+
+    /** The channels besides REST over which an agent or workflow can be declared reachable. */
+    public enum Channel {
+        /** The A2A JSON-RPC endpoint ({@code /a2a}) and the Agent Card's skills. */
+        A2A,
+        /** Cadre's MCP server ({@code /mcp}). */
+        MCP
+    }
 
     private AgentCatalog(
             List<AgentSpec> specs,
@@ -150,6 +159,8 @@ public final class AgentCatalog {
         WorkflowConfig.Loaded declared =
                 new WorkflowConfig().load(files, new java.util.LinkedHashSet<>(byName.keySet()));
         problems.addAll(declared.problems());
+        Exposure.Loaded exposure = new Exposure().load(files);
+        problems.addAll(exposure.problems());
         ScriptedModel scripted = null;
         if (!loaded.scripts().isEmpty()) {
             try {
@@ -181,6 +192,7 @@ public final class AgentCatalog {
                 loaded.specs(), loaded.sourceOf(), tree, registry, scriptedModel, loaded.memoryNamespaces());
         catalog.workflows = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(declared.workflows()));
         catalog.internalAgents = Set.copyOf(declared.internalAgents());
+        catalog.exposed = Map.copyOf(exposure.exposed());
         return catalog;
     }
 
@@ -206,6 +218,22 @@ public final class AgentCatalog {
     public boolean isInternal(String name) {
         DeclaredWorkflow w = workflows.get(name);
         return w != null ? w.internal() : internalAgents.contains(name);
+    }
+
+    /**
+     * Whether the agent or workflow {@code name} may be started over {@code channel}: declared in its
+     * YAML's {@code expose} list (absent: REST only), and neither internal nor unknown. The one place
+     * that answers who a peer can reach — the A2A endpoint and Agent Card ask it, and so does MCP.
+     */
+    public boolean exposedOver(String name, Channel channel) {
+        return runnable(name)
+                && !isInternal(name)
+                && exposed.getOrDefault(name, Set.of()).contains(channel);
+    }
+
+    /** The agents and workflows exposed over {@code channel}, in {@link #entryPoints()} order. */
+    public List<String> exposedOver(Channel channel) {
+        return entryPoints().stream().filter(n -> exposedOver(n, channel)).toList();
     }
 
     /** The names callers may start runs with: agents and workflows not marked internal. */

@@ -42,7 +42,8 @@ final class AgentConfigLoader {
             "maxDepth",
             "memory",
             "internal",
-            "toolOutput");
+            "toolOutput",
+            "expose");
     private static final Set<String> TOOL_OUTPUT_FIELDS = Set.of("maxBytes", "tools");
     private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
     private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts", "workflows");

@@ -35,7 +35,7 @@ final class WorkflowConfig {
             "split", Set.of("agent", "maxChunkChars", "parallelism"),
             "handoff", Set.of("agents", "maxHandoffs"),
             "agent", Set.of("agent"));
-    private static final Set<String> COMMON = Set.of("name", "type", "description", "internal");
+    private static final Set<String> COMMON = Set.of("name", "type", "description", "internal", "expose");
     private static final Pattern MEMORY_SOURCE = Pattern.compile("memory:[A-Za-z0-9][A-Za-z0-9._:-]*/.+");
 
     /** What the files declare: workflows by name, the agents marked internal, and the problems found. */
@@ -165,7 +165,8 @@ final class WorkflowConfig {
         Set<String> known = new LinkedHashSet<>(FIELDS.get(kind));
         known.addAll(COMMON);
         for (String f : node.propertyNames()) {
-            if (!known.contains(f) || (!top && (f.equals("internal") || f.equals("description")))) {
+            if (!known.contains(f)
+                    || (!top && (f.equals("internal") || f.equals("description") || f.equals("expose")))) {
                 problems.add(where + "field '" + path + f + "': unknown for a " + type + " (known: "
                         + FIELDS.get(kind).stream().sorted().toList() + ")");
             }

@@ -1,5 +1,6 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
@@ -43,15 +44,18 @@ class ApprovalController {
     private final SecretRedactor redactor;
     private final Clock clock;
     private final boolean separationOfDuties;
+    private final AuditLog audit;
 
     ApprovalController(
             ApprovalService approvals,
+            AuditLog audit,
             RunSubmitters submitters,
             JsonMapper json,
             SecretRedactor redactor,
             Clock clock,
             @Value("${cadre.approvals.separation-of-duties:true}") boolean separationOfDuties) {
         this.approvals = approvals;
+        this.audit = audit;
         this.submitters = submitters;
         this.json = json;
         this.redactor = redactor;
@@ -64,7 +68,8 @@ class ApprovalController {
      * {@code editedArguments} what runs instead, both redacted; {@code argumentsHash} identifies the
      * action shown (the decision covers it alone), {@code executedHash} the action the decision lets
      * run; {@code supersededBy} the request that replaced this one when the run asked for another
-     * action at the same position.
+     * action at the same position; {@code proposedBy} who edited a request that is still pending: the
+     * edits are their proposal, and the action that runs once someone else approves it.
      */
     record ApprovalView(
             String id,
@@ -89,7 +94,8 @@ class ApprovalController {
             int attempt,
             @Nullable String argumentsHash,
             @Nullable String executedHash,
-            @Nullable String supersededBy) {}
+            @Nullable String supersededBy,
+            @Nullable String proposedBy) {}
 
     /** Newest first; {@code nextCursor} (as {@code cursor}) continues with older requests, null on the last page. */
     record ApprovalPage(List<ApprovalView> items, @Nullable String nextCursor, boolean hasMore, int limit) {}
@@ -129,17 +135,39 @@ class ApprovalController {
         return view(approvals.get(id));
     }
 
-    @Operation(summary = "Approve a pending tool call, optionally with edited arguments")
-    @ApiResponse(responseCode = "200", description = "Approved")
+    @Operation(
+            summary = "Approve a pending tool call, or propose edited arguments",
+            description = "With separation of duties (the default) edited arguments are a proposal: the request"
+                    + " stays pending with the editor as proposedBy, and another operator approves it (without"
+                    + " arguments) for the edits to run. An edit never changes the tool, runbook or agent.")
+    @ApiResponse(responseCode = "200", description = "Approved, or the edits recorded as a proposal (still pending)")
+    @ApiResponse(responseCode = "400", description = "The edit changes the runbook, tool or agent (field named)")
+    @ApiResponse(responseCode = "403", description = "Separation of duties: the submitter or the proposer")
     @ApiResponse(responseCode = "409", description = "The approval is already decided")
     @PostMapping(value = "/{id}/approve", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView approve(
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable ApproveRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
-        requireSeparateDecider(id, actor);
+        ApprovalRecord approval = requireSeparateDecider(id, actor, "approve");
         ApproveRequest b = body == null ? new ApproveRequest(null, null) : body;
         JsonNode edited = b.arguments() == null || b.arguments().isNull() ? null : b.arguments();
+        if (separationOfDuties && edited != null) {
+            // Editing proposes a new action: the editor becomes its proposer and may not approve it.
+            return view(
+                    approvals.decide(id, new ApprovalService.Decision.ProposeEdit(edited, b.comment()), actor.name()));
+        }
+        if (separationOfDuties && actor.name().equals(approval.proposedBy())) {
+            throw refused(
+                    approval,
+                    actor,
+                    "approve",
+                    "'" + actor.name() + "' proposed the edited arguments of this " + approval.tool()
+                            + " call and so may not approve them; another operator must"
+                            + " (cadre.approvals.separation-of-duties)",
+                    "proposedBy",
+                    approval.proposedBy());
+        }
         return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.name()));
     }
 
@@ -151,7 +179,7 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
-        requireSeparateDecider(id, actor);
+        requireSeparateDecider(id, actor, "reject");
         String comment = body == null ? null : body.comment();
         return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.name()));
     }
@@ -168,7 +196,7 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
-        requireSeparateDecider(id, actor);
+        requireSeparateDecider(id, actor, "abort");
         String comment = body == null ? null : body.comment();
         return view(approvals.decide(id, new ApprovalService.Decision.Abort(comment), actor.name()));
     }
@@ -178,23 +206,46 @@ class ApprovalController {
      * the like), and the identity that asked for the run may not also wave its action through.
      * Key names are unique and never reused, so the name the run records is the submitting key.
      */
-    private void requireSeparateDecider(String approvalId, CadrePrincipal actor) {
-        if (!separationOfDuties) {
-            return;
-        }
+    private ApprovalRecord requireSeparateDecider(String approvalId, CadrePrincipal actor, String decision) {
         ApprovalRecord approval = approvals.get(approvalId);
+        if (!separationOfDuties) {
+            return approval;
+        }
         String submitter = submitters.submitterOf(approval.runId());
         if (submitter.equals(actor.name())) {
-            throw new ApiProblem(
-                            HttpStatus.FORBIDDEN,
-                            "separation-of-duties",
-                            "Separation of duties",
-                            "'" + actor.name() + "' submitted run " + approval.runId()
-                                    + " and so may not decide its approval of " + approval.tool()
-                                    + "; another operator must (cadre.approvals.separation-of-duties)")
-                    .with("runId", approval.runId())
-                    .with("submittedBy", submitter);
+            throw refused(
+                    approval,
+                    actor,
+                    decision,
+                    "'" + actor.name() + "' submitted run " + approval.runId()
+                            + " and so may not decide its approval of " + approval.tool()
+                            + "; another operator must (cadre.approvals.separation-of-duties)",
+                    "submittedBy",
+                    submitter);
         }
+        return approval;
+    }
+
+    /**
+     * A refused decision: audited every time (the event an auditor most wants; never throttled —
+     * only operators reach here, under their rate limit) and answered 403 {@code separation-of-duties}.
+     */
+    private ApiProblem refused(
+            ApprovalRecord approval,
+            CadrePrincipal actor,
+            String decision,
+            String detail,
+            String whoField,
+            @Nullable String who) {
+        audit.record(
+                actor.name(),
+                "approval.refused",
+                approval.id(),
+                decision + " refused (separation of duties): " + whoField + "=" + who + " run=" + approval.runId()
+                        + " tool=" + approval.tool() + " key=" + actor.keyId());
+        return new ApiProblem(HttpStatus.FORBIDDEN, "separation-of-duties", "Separation of duties", detail)
+                .with("runId", approval.runId())
+                .with(whoField, String.valueOf(who));
     }
 
     private ApprovalView view(ApprovalRecord r) {
@@ -222,6 +273,7 @@ class ApprovalController {
                 r.attempt(),
                 r.argumentsHash(),
                 r.executedHash(),
-                r.supersededBy());
+                r.supersededBy(),
+                r.proposedBy());
     }
 }

@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  *     real arguments): the decision covers this action and no other; null only for rows older than it
  * @param executedHash the hash of the action a decision lets run: the shown one, or the edits
  * @param supersededBy the request that replaced this one when the run asked for another action here
+ * @param proposedBy who edited the arguments of this still pending request: the edits are their
+ *     proposal, which another operator must approve (null: no edit proposed)
  */
 public record ApprovalRecord(
         String id,
@@ -37,7 +39,58 @@ public record ApprovalRecord(
         int attempt,
         @Nullable String argumentsHash,
         @Nullable String executedHash,
-        @Nullable String supersededBy) {
+        @Nullable String supersededBy,
+        @Nullable String proposedBy) {
+
+    /** A request without an edit proposal. */
+    public ApprovalRecord(
+            String id,
+            String runId,
+            String sessionId,
+            String callId,
+            String agent,
+            String tool,
+            String argumentsJson,
+            @Nullable String what,
+            @Nullable String why,
+            @Nullable Double confidence,
+            @Nullable String planJson,
+            String status,
+            @Nullable String editedArgumentsJson,
+            @Nullable String comment,
+            @Nullable String decidedBy,
+            @Nullable Instant decidedAt,
+            Instant createdAt,
+            Instant expiresAt,
+            int attempt,
+            @Nullable String argumentsHash,
+            @Nullable String executedHash,
+            @Nullable String supersededBy) {
+        this(
+                id,
+                runId,
+                sessionId,
+                callId,
+                agent,
+                tool,
+                argumentsJson,
+                what,
+                why,
+                confidence,
+                planJson,
+                status,
+                editedArgumentsJson,
+                comment,
+                decidedBy,
+                decidedAt,
+                createdAt,
+                expiresAt,
+                attempt,
+                argumentsHash,
+                executedHash,
+                supersededBy,
+                null);
+    }
 
     public static final String PENDING = "pending";
     public static final String APPROVED = "approved";

@@ -80,6 +80,13 @@ public class ApprovalService implements ApprovalGate {
                 @Nullable JsonNode editedArguments,
                 @Nullable String comment) implements Decision {}
 
+        /**
+         * Edits as a proposal (separation of duties on): the request stays pending with the editor as
+         * proposer of the edited action, and someone else must approve it.
+         */
+        record ProposeEdit(
+                JsonNode editedArguments, @Nullable String comment) implements Decision {}
+
         record Reject(@Nullable String comment) implements Decision {}
 
         /** Stop the whole run (it ends rejected). */
@@ -222,9 +229,13 @@ public class ApprovalService implements ApprovalGate {
         }
         Instant now = clock.instant();
         boolean applied = switch (decision) {
+            case Decision.Approve a
+            when a.editedArguments() == null && current.proposedBy() != null ->
+                // Approving a proposal runs the edits it shows, and only while they are still those.
+                store.approveProposal(id, current.executedHash(), a.comment(), actor, now);
             case Decision.Approve a -> {
-                if (a.editedArguments() != null && !a.editedArguments().isObject()) {
-                    throw ApiProblem.badField("arguments", "edited arguments must be a JSON object");
+                if (a.editedArguments() != null) {
+                    checkEdits(current, a.editedArguments());
                 }
                 // What will run: the shown action, or the edits (the record keeps both hashes).
                 String executed = a.editedArguments() == null
@@ -238,6 +249,15 @@ public class ApprovalService implements ApprovalGate {
                         a.comment(),
                         actor,
                         now);
+            }
+            case Decision.ProposeEdit e -> {
+                checkEdits(current, e.editedArguments());
+                yield store.proposeEdit(
+                        id,
+                        e.editedArguments().toString(),
+                        ActionHash.of(current.tool(), e.editedArguments()),
+                        actor,
+                        e.comment());
             }
             case Decision.Reject r ->
                 store.decide(
@@ -263,7 +283,10 @@ public class ApprovalService implements ApprovalGate {
             throw alreadyDecided(after);
         }
         String action = switch (decision) {
+            case Decision.Approve a
+            when a.editedArguments() == null && current.proposedBy() != null -> "approval.approve_proposal";
             case Decision.Approve a -> a.editedArguments() == null ? "approval.approve" : "approval.approve_with_edits";
+            case Decision.ProposeEdit e -> "approval.propose_edit";
             case Decision.Reject r -> "approval.reject";
             case Decision.Abort r -> "approval.abort";
         };
@@ -273,11 +296,41 @@ public class ApprovalService implements ApprovalGate {
                 id,
                 "run=" + after.runId() + " tool=" + after.tool() + " call=" + after.callId()
                         + (after.comment() == null ? "" : " comment=" + after.comment())
+                        + (after.proposedBy() == null ? "" : " proposedBy=" + after.proposedBy())
                         + (after.editedArgumentsJson() == null
                                 ? ""
                                 : " arguments=" + redactor.redactText(after.editedArgumentsJson())));
-        wake(after);
+        if (!after.pending()) {
+            wake(after);
+        }
         return after;
+    }
+
+    /**
+     * Arguments that name what runs — the tool is fixed by the request, and a runbook, tool or agent
+     * named in its arguments may not change either: an edit adjusts the action that was asked for,
+     * it never swaps in another one (reject the request instead).
+     */
+    static final java.util.Set<String> IDENTITY_ARGUMENTS = java.util.Set.of("runbook", "tool", "agent");
+
+    private void checkEdits(ApprovalRecord current, JsonNode edited) {
+        if (!edited.isObject()) {
+            throw ApiProblem.badField("arguments", "edited arguments must be a JSON object");
+        }
+        JsonNode shown = json.readTree(current.argumentsJson());
+        for (String field : IDENTITY_ARGUMENTS) {
+            JsonNode before = shown.path(field);
+            JsonNode after = edited.path(field);
+            if (!before.equals(after)) {
+                throw ApiProblem.badField(
+                                "arguments." + field,
+                                "an edit may not change the " + field + " of " + current.tool() + " (asked: "
+                                        + (before.isMissingNode() ? "none" : before.toString()) + ", edit: "
+                                        + (after.isMissingNode() ? "none" : after.toString())
+                                        + "); reject the request instead")
+                        .with("approvalId", current.id());
+            }
+        }
     }
 
     /**

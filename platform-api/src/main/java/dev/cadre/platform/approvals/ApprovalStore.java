@@ -24,7 +24,7 @@ public class ApprovalStore {
     private static final String COLUMNS =
             "id, run_id, session_id, call_id, agent, tool, arguments, what, why, confidence,"
                     + " plan, status, edited_arguments, decision_comment, decided_by, decided_at, created_at, expires_at,"
-                    + " attempt, arguments_hash, executed_hash, superseded_by";
+                    + " attempt, arguments_hash, executed_hash, superseded_by, proposed_by";
 
     private final JdbcClient jdbc;
 
@@ -39,7 +39,7 @@ public class ApprovalStore {
     ApprovalRecord insertAttempt(ApprovalRecord r) {
         try {
             jdbc.sql("INSERT INTO cadre_approval (" + COLUMNS
-                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .params(
                             r.id(),
                             r.runId(),
@@ -61,6 +61,7 @@ public class ApprovalStore {
                             Timestamp.from(r.expiresAt()),
                             r.attempt(),
                             r.argumentsHash(),
+                            null,
                             null,
                             null)
                     .update();
@@ -163,6 +164,32 @@ public class ApprovalStore {
                 == 1;
     }
 
+    /**
+     * Records an approver's edits as a proposal on a pending request: it stays pending, and the edits
+     * run only once someone other than {@code proposedBy} approves; false when no longer pending.
+     */
+    boolean proposeEdit(
+            String id, String editedArgumentsJson, String editedHash, String proposedBy, @Nullable String comment) {
+        return jdbc.sql("UPDATE cadre_approval SET edited_arguments = ?, executed_hash = ?, proposed_by = ?,"
+                                + " decision_comment = ?, version = version + 1 WHERE id = ? AND status = 'pending'")
+                        .params(editedArgumentsJson, editedHash, proposedBy, comment, id)
+                        .update()
+                == 1;
+    }
+
+    /**
+     * Approves the edits proposed on a pending request, only while they are still the ones whose hash
+     * is {@code editedHash} (an editor changing them meanwhile makes this a no-op); false otherwise.
+     */
+    boolean approveProposal(String id, String editedHash, @Nullable String comment, String decidedBy, Instant at) {
+        return jdbc.sql("UPDATE cadre_approval SET status = 'approved', decision_comment ="
+                                + " COALESCE(?, decision_comment), decided_by = ?, decided_at = ?, version = version + 1"
+                                + " WHERE id = ? AND status = 'pending' AND executed_hash = ?")
+                        .params(comment, decidedBy, Timestamp.from(at), id, editedHash)
+                        .update()
+                == 1;
+    }
+
     List<ApprovalRecord> expiredPending(Instant now) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_approval WHERE status = 'pending' AND expires_at <= ?")
                 .param(Timestamp.from(now))
@@ -203,7 +230,8 @@ public class ApprovalStore {
                 rs.getInt("attempt"),
                 rs.getString("arguments_hash"),
                 rs.getString("executed_hash"),
-                rs.getString("superseded_by"));
+                rs.getString("superseded_by"),
+                rs.getString("proposed_by"));
     }
 
     /**

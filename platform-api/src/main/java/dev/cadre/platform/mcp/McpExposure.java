@@ -3,9 +3,9 @@ package dev.cadre.platform.mcp;
 import dev.cadre.platform.agents.AgentCatalog;
 
 /**
- * Which agents and workflows MCP clients see as tools. The one place that decides it: the entry
- * points (every agent and workflow not marked {@code internal}); when agents declare their protocols
- * ({@code expose: [a2a, mcp]}), this method asks that declaration instead.
+ * Which agents and workflows MCP clients see as tools: those whose YAML declares {@code expose:
+ * [mcp]} (docs/security.md), never every entry point — a client reaching Cadre over MCP may start
+ * only what its operators chose to offer there.
  */
 final class McpExposure {
 
@@ -13,6 +13,6 @@ final class McpExposure {
 
     /** Whether {@code name} (an agent or workflow of the catalog) is an MCP tool. */
     static boolean exposed(AgentCatalog catalog, String name) {
-        return catalog.runnable(name) && !catalog.isInternal(name);
+        return catalog.exposedOver(name, AgentCatalog.Channel.MCP);
     }
 }

@@ -7,6 +7,8 @@ import dev.cadre.memory.MemoryVersion;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.WriteOutcome;
 import dev.cadre.memory.Writer;
+import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.Problems;
@@ -56,7 +58,10 @@ class MemoryController {
     private final MemoryEvents events;
     private final JsonMapper json;
 
-    MemoryController(SharedMemory memory, MemoryEvents events, JsonMapper json) {
+    private final AuditLog audit;
+
+    MemoryController(SharedMemory memory, MemoryEvents events, JsonMapper json, AuditLog audit) {
+        this.audit = audit;
         this.memory = memory;
         this.events = events;
         this.json = json;
@@ -119,6 +124,7 @@ class MemoryController {
             responseCode = "412",
             description = "Version conflict: the problem carries the current entry and version")
     @ApiResponse(responseCode = "428", description = "Neither If-Match nor If-None-Match was sent")
+    @ApiResponse(responseCode = "403", description = "A platform namespace (incidents): read-only over the API")
     @PutMapping(
             value = "/{namespace}/{key}",
             consumes = MediaType.APPLICATION_JSON_VALUE,
@@ -131,6 +137,7 @@ class MemoryController {
             @RequestHeader(value = HttpHeaders.IF_NONE_MATCH, required = false) @Nullable String ifNoneMatch,
             @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
             @AuthenticationPrincipal CadrePrincipal caller) {
+        refusePlatformNamespace(namespace, key, caller, "write");
         long expected = expectedVersion(ifMatch, ifNoneMatch, true);
         // The parsed body goes to memory as a tree: canonicalised once, not printed and re-parsed.
         WriteOutcome outcome =
@@ -153,6 +160,7 @@ class MemoryController {
             responseCode = "412",
             description = "Version conflict: the problem carries the current entry and version")
     @ApiResponse(responseCode = "428", description = "If-Match was not sent")
+    @ApiResponse(responseCode = "403", description = "A platform namespace (incidents): read-only over the API")
     @DeleteMapping("/{namespace}/{key}")
     ResponseEntity<?> delete(
             @PathVariable String namespace,
@@ -160,6 +168,7 @@ class MemoryController {
             @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) @Nullable String ifMatch,
             @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
             @AuthenticationPrincipal CadrePrincipal caller) {
+        refusePlatformNamespace(namespace, key, caller, "delete");
         long expected = expectedVersion(ifMatch, null, false);
         WriteOutcome outcome = memory.delete(namespace, key, expected, Writer.apiClient(caller.name()), idempotencyKey);
         return switch (outcome) {
@@ -167,6 +176,30 @@ class MemoryController {
                 ResponseEntity.noContent().eTag(etag(w.version())).build();
             case WriteOutcome.Conflict c -> conflict(namespace, key, c);
         };
+    }
+
+    /**
+     * The platform's own namespaces (incident records: status, remediation window, escalation) change
+     * only through the platform — the incident tools and the Alertmanager intake. Over REST they are
+     * read-only: a write is refused with 403 naming the namespace, and the attempt is audited.
+     */
+    private void refusePlatformNamespace(String namespace, String key, CadrePrincipal caller, String what) {
+        if (!AgentCatalog.PLATFORM_NAMESPACES.contains(namespace)) {
+            return;
+        }
+        audit.record(
+                caller.name(),
+                "memory.write_refused",
+                namespace + "/" + key,
+                what + " refused: '" + namespace + "' is a platform namespace, read-only over REST (key "
+                        + caller.keyId() + ")");
+        throw new ApiProblem(
+                        HttpStatus.FORBIDDEN,
+                        "read-only-namespace",
+                        "Read-only namespace",
+                        "namespace '" + namespace + "' is the platform's own (incident records) and read-only over"
+                                + " the API; incidents change through the incident tools and the Alertmanager intake")
+                .with("namespace", namespace);
     }
 
     @Operation(summary = "An entry's versions, oldest first")

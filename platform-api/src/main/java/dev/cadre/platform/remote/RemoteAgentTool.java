@@ -30,7 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  * same task back (A2A servers that honour message ids, Cadre among them, start it only once). The
  * tool span's W3C trace context travels in the request headers, so the remote run joins this trace.
  */
-final class RemoteAgentTool implements Tool {
+final class RemoteAgentTool implements Tool, dev.cadre.platform.agents.Outward {
 
     private static final Set<String> TERMINAL = Set.of("completed", "failed", "canceled", "rejected");
     private static final long FIRST_POLL_MILLIS = 50;

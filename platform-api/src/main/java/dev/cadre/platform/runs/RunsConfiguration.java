@@ -13,6 +13,8 @@ import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.approvals.RunSubmitters;
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.security.ApiKeyService;
+import dev.cadre.platform.security.Role;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
@@ -71,6 +73,8 @@ class RunsConfiguration {
             SharedMemory memory,
             RunStore store,
             ToolOutputs toolOutputs,
+            ApiKeyService keys,
+            @Value("${cadre.security.untrusted-roles:agent,intake}") List<String> untrustedRoles,
             @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun,
             @Value("${cadre.runs.max-repeated-tool-calls:3}") int maxRepeatedToolCalls) {
         return AgentRunner.builder(catalog.tree())
@@ -84,6 +88,13 @@ class RunsConfiguration {
                 .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction(), maxRepeatedToolCalls))
                 .sharedInputs(memoryInputs(memory))
                 .toolOutputs(toolOutputs)
+                .riskPolicy(new UntrustedRuns(
+                        store,
+                        keys,
+                        untrustedRoles.stream()
+                                .filter(r -> !r.isBlank())
+                                .map(Role::parse)
+                                .collect(java.util.stream.Collectors.toSet())))
                 .build();
     }
 

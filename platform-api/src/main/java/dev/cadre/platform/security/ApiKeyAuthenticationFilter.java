@@ -61,7 +61,11 @@ class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
         Optional<CadrePrincipal> principal = keys.authenticate(presented.get());
         if (principal.isEmpty()) {
             String header = request.getHeader(API_KEY_HEADER) != null ? API_KEY_HEADER : "Authorization";
-            audit.authenticationFailed(request, "unknown or revoked API key in " + header);
+            Optional<CadrePrincipal> revoked = keys.revokedKey(presented.get());
+            audit.authenticationFailed(
+                    request,
+                    (revoked.isPresent() ? "revoked" : "unknown") + " API key in " + header,
+                    revoked.orElse(null));
             response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"cadre\", error=\"invalid_token\"");
             problems.write(
                     response,

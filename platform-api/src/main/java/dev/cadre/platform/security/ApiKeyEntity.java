@@ -17,6 +17,10 @@ class ApiKeyEntity {
 
     private String name;
 
+    // The normalised name the unique index holds (V25): the name itself for keys created since.
+    @Column(name = "name_key")
+    private String nameKey;
+
     @Column(name = "key_prefix")
     private String keyPrefix;
 
@@ -44,6 +48,7 @@ class ApiKeyEntity {
             String id, String name, String keyPrefix, String keyHash, Role role, Instant createdAt, String createdBy) {
         this.id = id;
         this.name = name;
+        this.nameKey = name;
         this.keyPrefix = keyPrefix;
         this.keyHash = keyHash;
         this.role = role;
@@ -93,5 +98,11 @@ class ApiKeyEntity {
 
     void revoke(Instant at) {
         this.revokedAt = at;
+    }
+
+    /** The bootstrap key takes a new secret: the same identity, the old secret stops working. */
+    void rotate(String newHash) {
+        this.keyHash = newHash;
+        this.revokedAt = null;
     }
 }

@@ -10,5 +10,9 @@ interface ApiKeyRepository extends JpaRepository<ApiKeyEntity, String> {
 
     List<ApiKeyEntity> findAllByOrderByCreatedAtAsc();
 
-    boolean existsByName(String name);
+    boolean existsByNameKey(String nameKey);
+
+    Optional<ApiKeyEntity> findByNameKey(String nameKey);
+
+    List<ApiKeyEntity> findByCreatedByAndRevokedAtIsNull(String createdBy);
 }

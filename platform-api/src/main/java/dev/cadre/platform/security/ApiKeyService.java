@@ -6,13 +6,16 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.text.Normalizer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -37,6 +40,7 @@ public class ApiKeyService {
 
     private static final Logger log = LoggerFactory.getLogger(ApiKeyService.class);
     private static final String SECRET_PREFIX = "cadre_";
+    static final String BOOTSTRAP_NAME = "bootstrap";
     private static final char[] ALPHABET =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
     // Recording every use would turn each read request into a write; a minute is precise enough.
@@ -80,11 +84,10 @@ public class ApiKeyService {
     /** A key just created: the only moment its secret is visible. */
     public record CreatedKey(ApiKeyView key, String secret) {}
 
-    /** A key as listed: never its secret or hash. */
+    /** A key as listed: never its secret, any part of it, or its hash; the id tells keys apart. */
     public record ApiKeyView(
             String id,
             String name,
-            String prefix,
             Role role,
             Instant createdAt,
             String createdBy,
@@ -128,6 +131,31 @@ public class ApiKeyService {
     }
 
     /**
+     * The role of the key named {@code name} (revoked or not), or empty when no key has that name —
+     * names are unique, so a run's submitter names exactly one key.
+     */
+    public Optional<Role> roleOf(String name) {
+        Optional<Role> role = transactions.execute(tx ->
+                keys.findByNameKey(name).filter(k -> k.name().equals(name)).map(ApiKeyEntity::role));
+        return role == null ? Optional.empty() : role;
+    }
+
+    /**
+     * The id and name of the revoked key {@code secret} belongs to, for the audit record of its use;
+     * empty for a secret no key ever had. Called only once authentication failed.
+     */
+    public Optional<CadrePrincipal> revokedKey(String secret) {
+        if (secret == null || secret.isBlank() || secret.length() > 200) {
+            return Optional.empty();
+        }
+        String h = hash(secret.trim());
+        Optional<CadrePrincipal> found = transactions.execute(tx -> keys.findByKeyHash(h)
+                .filter(k -> k.revokedAt() != null)
+                .map(k -> new CadrePrincipal(k.name(), k.role(), k.id())));
+        return found == null ? Optional.empty() : found;
+    }
+
+    /**
      * The principal of key {@code keyId} while it is unrevoked: what a console session logged in
      * with. Same cache and the same revocation bound as {@link #authenticate}.
      */
@@ -156,35 +184,69 @@ public class ApiKeyService {
     /**
      * Creates a key. Its name must be unique among all keys ever created (revoked ones included):
      * the name is who the audit log, runs and approvals say acted, and separation of duties
-     * compares it, so a new key must never inherit an old one's identity.
+     * compares it, so a new key must never inherit an old one's identity. Names are lower-cased
+     * (after NFKC) and then limited to {@code [a-z0-9._-]}: no two accepted names can look alike
+     * (no Cyrillic {@code о} for a Latin {@code o}, no {@code Bootstrap} beside {@code bootstrap}),
+     * and a unique index on the normalised name settles concurrent creates.
      */
     @Transactional
     public CreatedKey create(String name, Role role, String actor) {
-        if (name == null || name.isBlank() || name.length() > 100) {
-            throw ApiProblem.badField("name", "must be 1 to 100 characters");
+        String normal = normalisedName(name);
+        if (RESERVED_NAMES.contains(normal)) {
+            throw ApiProblem.badField(
+                            "name",
+                            "'" + normal + "' is reserved for the platform (reserved: "
+                                    + RESERVED_NAMES.stream().sorted().toList() + ")")
+                    .with("value", normal);
         }
-        String trimmed = name.trim();
+        return insert(normal, role, actor);
+    }
+
+    private CreatedKey insert(String normal, Role role, String actor) {
+        if (keys.existsByNameKey(normal)) {
+            throw nameTaken(normal);
+        }
+        String secret = newSecret();
+        ApiKeyEntity entity =
+                new ApiKeyEntity(UUID.randomUUID().toString(), normal, "", hash(secret), role, clock.instant(), actor);
+        try {
+            keys.saveAndFlush(entity);
+        } catch (DataIntegrityViolationException raced) {
+            // Another request created the name between the check and the insert: the index decides.
+            throw nameTaken(normal);
+        }
+        audit.record(actor, "api_key.create", entity.id(), "name=" + entity.name() + " role=" + role);
+        return new CreatedKey(view(entity), secret);
+    }
+
+    private static ApiProblem nameTaken(String normal) {
+        return ApiProblem.badField(
+                "name", "a key named '" + normal + "' already exists (names are never reused, even after revocation)");
+    }
+
+    /** Names the platform uses for itself in the audit log and elsewhere; no key may be called so. */
+    static final Set<String> RESERVED_NAMES =
+            Set.of("system", "anonymous", BOOTSTRAP_NAME, "bootstrap-admin", "cadre", "root", "admin", "unknown");
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    /** The name as stored: NFKC, lower case, trimmed; 400 naming {@code name} when it is not allowed. */
+    static String normalisedName(String name) {
+        if (name == null || name.isBlank() || name.length() > 100) {
+            throw ApiProblem.badField("name", "must be 1 to 64 characters");
+        }
         if (CONTROL.matcher(name).find()) {
             throw ApiProblem.badField(
                     "name", "must not contain control characters (line breaks, tabs, escape sequences)");
         }
-        if (keys.existsByName(trimmed)) {
+        String normal = Normalizer.normalize(name.trim(), Normalizer.Form.NFKC).toLowerCase(Locale.ROOT);
+        if (!NAME.matcher(normal).matches()) {
             throw ApiProblem.badField(
                     "name",
-                    "a key named '" + trimmed + "' already exists (names are never reused, even after revocation)");
+                    "use 1 to 64 of a-z, 0-9, '.', '_' and '-' (upper case is lower-cased), starting with a letter or"
+                            + " digit; other letters are refused so that no two key names look alike");
         }
-        String secret = newSecret();
-        ApiKeyEntity entity = new ApiKeyEntity(
-                UUID.randomUUID().toString(),
-                trimmed,
-                secret.substring(0, SECRET_PREFIX.length() + 6),
-                hash(secret),
-                role,
-                clock.instant(),
-                actor);
-        keys.save(entity);
-        audit.record(actor, "api_key.create", entity.id(), "name=" + entity.name() + " role=" + role);
-        return new CreatedKey(view(entity), secret);
+        return normal;
     }
 
     @Transactional(readOnly = true)
@@ -225,34 +287,67 @@ public class ApiKeyService {
 
     /**
      * Makes sure an admin can get in: registers the configured bootstrap key, or — on a first
-     * start without one — creates an admin key and prints it once.
+     * start without one — creates an admin key and prints it once. There is one key named {@code
+     * bootstrap}: a changed secret replaces the old one on the same key (same id; the old secret
+     * stops working at once here, within the key cache TTL elsewhere), and keys an older version
+     * registered for earlier secrets are revoked.
+     *
+     * @throws IllegalStateException naming the setting when the secret is short or a placeholder
      */
     // Not one transaction: several instances may start at once, and the loser of the insert race
     // must simply find the key the winner stored.
     public void bootstrap(String configuredSecret) {
         if (configuredSecret != null && !configuredSecret.isBlank()) {
-            String h = hash(configuredSecret.trim());
-            if (keys.findByKeyHash(h).isEmpty()) {
-                String trimmed = configuredSecret.trim();
+            String secret = configuredSecret.trim();
+            checkBootstrapSecret(secret);
+            String h = hash(secret);
+            Optional<ApiKeyEntity> existing = keys.findByNameKey(BOOTSTRAP_NAME);
+            String id;
+            if (existing.isEmpty()) {
+                id = UUID.randomUUID().toString();
                 try {
                     keys.saveAndFlush(new ApiKeyEntity(
-                            UUID.randomUUID().toString(),
-                            "bootstrap",
-                            trimmed.substring(0, Math.min(8, trimmed.length())),
-                            h,
-                            Role.ADMIN,
-                            clock.instant(),
-                            "CADRE_BOOTSTRAP_API_KEY"));
+                            id, BOOTSTRAP_NAME, "", h, Role.ADMIN, clock.instant(), BOOTSTRAP_SETTING_ENV));
+                    audit.record("system", "api_key.bootstrap", id, "from " + BOOTSTRAP_SETTING_ENV);
                 } catch (DataIntegrityViolationException another) {
                     log.info("Bootstrap admin key registered by another instance");
-                    return;
+                    id = keys.findByNameKey(BOOTSTRAP_NAME)
+                            .map(ApiKeyEntity::id)
+                            .orElse(id);
                 }
-                audit.record("system", "api_key.bootstrap", "bootstrap", "from CADRE_BOOTSTRAP_API_KEY");
+            } else {
+                id = existing.get().id();
+                if (!existing.get().keyHash().equals(h)) {
+                    String keyId = id;
+                    transactions.executeWithoutResult(tx -> keys.findById(keyId).ifPresent(k -> k.rotate(h)));
+                    forget(id);
+                    audit.record(
+                            "system",
+                            "api_key.bootstrap_rotate",
+                            id,
+                            BOOTSTRAP_SETTING_ENV + " changed: the earlier bootstrap secret no longer works");
+                    log.warn(
+                            "{} changed: the bootstrap key {} now takes the new secret only",
+                            BOOTSTRAP_SETTING_ENV,
+                            id);
+                } else if (existing.get().revokedAt() != null) {
+                    log.warn(
+                            "The bootstrap key {} was revoked; {} still names its secret, which stays revoked (set a"
+                                    + " new secret to use the bootstrap key again)",
+                            id,
+                            BOOTSTRAP_SETTING_ENV);
+                }
+            }
+            // Keys registered by versions that made a new key per secret: only the current one is valid.
+            for (ApiKeyEntity old : keys.findByCreatedByAndRevokedAtIsNull(BOOTSTRAP_SETTING_ENV)) {
+                if (!old.id().equals(id)) {
+                    revoke(old.id(), "system");
+                }
             }
             return;
         }
         if (keys.count() == 0) {
-            CreatedKey created = create("bootstrap-admin", Role.ADMIN, "system");
+            CreatedKey created = insert("bootstrap-admin", Role.ADMIN, "system");
             // Printed once, on purpose to stdout as well as the log: it is the only way in.
             String banner = "\n================================================================\n"
                     + " Cadre created an admin API key (shown only this once):\n   "
@@ -261,8 +356,49 @@ public class ApiKeyService {
                     + "================================================================\n";
             System.out.println(banner);
             log.warn(
-                    "Created bootstrap admin API key {}… (secret printed once on stdout)",
-                    created.key().prefix());
+                    "Created bootstrap admin API key {} (secret printed once on stdout)",
+                    created.key().id());
+        }
+    }
+
+    private static final String BOOTSTRAP_SETTING_ENV = "CADRE_BOOTSTRAP_API_KEY";
+    private static final String BOOTSTRAP_SETTING = "cadre.security.bootstrap-api-key (" + BOOTSTRAP_SETTING_ENV + ")";
+    static final int MIN_BOOTSTRAP_LENGTH = 32;
+    private static final List<String> PLACEHOLDERS = List.of(
+            "change-me",
+            "changeme",
+            "change_me",
+            "replace-me",
+            "replaceme",
+            "placeholder",
+            "example",
+            "secret",
+            "password",
+            "your-",
+            "<",
+            "${");
+
+    /**
+     * Refuses a bootstrap secret an attacker could guess: shorter than 32 characters, a placeholder
+     * from a manifest or a guide, or with hardly any distinct characters. The message names the
+     * setting and never any part of the secret.
+     */
+    static void checkBootstrapSecret(String secret) {
+        String fix = "; generate one with 'openssl rand -hex 32' (docs/security.md, bootstrap key)";
+        if (secret.length() < MIN_BOOTSTRAP_LENGTH) {
+            throw new IllegalStateException(BOOTSTRAP_SETTING + " is too short: " + secret.length()
+                    + " characters, at least " + MIN_BOOTSTRAP_LENGTH + " are required" + fix);
+        }
+        String lower = secret.toLowerCase(Locale.ROOT);
+        for (String p : PLACEHOLDERS) {
+            if (lower.contains(p)) {
+                throw new IllegalStateException(
+                        BOOTSTRAP_SETTING + " is a placeholder (it contains '" + p + "'), not a secret" + fix);
+            }
+        }
+        if (secret.chars().distinct().count() < 10) {
+            throw new IllegalStateException(
+                    BOOTSTRAP_SETTING + " has fewer than 10 distinct characters: too easy to guess" + fix);
         }
     }
 
@@ -284,7 +420,6 @@ public class ApiKeyService {
     }
 
     private static ApiKeyView view(ApiKeyEntity k) {
-        return new ApiKeyView(
-                k.id(), k.name(), k.keyPrefix(), k.role(), k.createdAt(), k.createdBy(), k.lastUsedAt(), k.revokedAt());
+        return new ApiKeyView(k.id(), k.name(), k.role(), k.createdAt(), k.createdBy(), k.lastUsedAt(), k.revokedAt());
     }
 }

@@ -26,7 +26,8 @@ public enum Role {
         return this == INTAKE || this == AGENT;
     }
 
-    static Role parse(String value) {
+    /** The role named {@code value} (any case); an exception naming the roles for anything else. */
+    public static Role parse(String value) {
         try {
             return Role.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {

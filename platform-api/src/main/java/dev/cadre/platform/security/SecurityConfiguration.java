@@ -103,15 +103,21 @@ class SecurityConfiguration {
                                     "Authentication required",
                                     "send an API key as 'Authorization: Bearer <key>' or 'X-API-Key', or log in to the console");
                         })
-                        .accessDeniedHandler((request, response, ex) -> problems.write(
-                                response,
-                                HttpStatus.FORBIDDEN,
-                                "forbidden",
-                                "Forbidden",
-                                ex.getMessage() != null && ex.getMessage().contains("CSRF")
-                                        ? "missing or stale CSRF token: send the XSRF-TOKEN cookie's value as X-XSRF-TOKEN"
-                                        : "your role does not allow " + request.getMethod() + " "
-                                                + request.getRequestURI())))
+                        .accessDeniedHandler((request, response, ex) -> {
+                            boolean csrf =
+                                    ex.getMessage() != null && ex.getMessage().contains("CSRF");
+                            String detail = csrf
+                                    ? "missing or stale CSRF token: send the XSRF-TOKEN cookie's value as X-XSRF-TOKEN"
+                                    : "your role does not allow " + request.getMethod() + " " + request.getRequestURI();
+                            var auth = org.springframework.security.core.context.SecurityContextHolder.getContext()
+                                    .getAuthentication();
+                            audit.refused(
+                                    request,
+                                    auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p : null,
+                                    csrf,
+                                    csrf ? "missing or stale CSRF token" : "role does not allow it");
+                            problems.write(response, HttpStatus.FORBIDDEN, "forbidden", "Forbidden", detail);
+                        }))
                 .authorizeHttpRequests(a -> a
                         // The re-dispatch that completes an event stream belongs to a request that was
                         // authorised when it began; a key request keeps no session to re-authenticate

@@ -65,7 +65,11 @@ class SessionController {
             @Valid @RequestBody LoginRequest body, HttpServletRequest request, HttpServletResponse response) {
         CadrePrincipal principal = keys.authenticate(body.apiKey()).orElse(null);
         if (principal == null) {
-            audit.authenticationFailed(request, "console login with an unknown or revoked key");
+            var revoked = keys.revokedKey(body.apiKey());
+            audit.authenticationFailed(
+                    request,
+                    "console login with " + (revoked.isPresent() ? "a revoked" : "an unknown") + " key",
+                    revoked.orElse(null));
             throw new ApiProblem(
                             HttpStatus.UNAUTHORIZED, "invalid-api-key", "Invalid API key", "apiKey: unknown or revoked")
                     .with("field", "apiKey");
@@ -110,7 +114,8 @@ class SessionController {
     @SecurityRequirements
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @DeleteMapping
-    ResponseEntity<Void> logout(HttpServletRequest request) {
+    ResponseEntity<Void> logout(HttpServletRequest request, Authentication auth) {
+        audit.loggedOut(request, auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p : null);
         var session = request.getSession(false);
         if (session != null) {
             session.invalidate();

@@ -436,7 +436,7 @@ public final class McpTools implements AutoCloseable {
         return false;
     }
 
-    private static final class Remote implements Tool {
+    private static final class Remote implements Tool, dev.cadre.platform.agents.Outward {
         private final String name;
         private final Risk risk;
         private final Connection connection;

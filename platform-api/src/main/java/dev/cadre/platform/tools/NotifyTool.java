@@ -17,9 +17,11 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code notify}: a message to the ops channel's webhook, risk {@code SUGGEST} (it runs, and is
  * flagged and journalled). About an incident it sends at most one alert per notify window — the
- * 3 a.m. pager storm of seed 003 is exactly the same alert sent again and again.
+ * 3 a.m. pager storm of seed 003 is exactly the same alert sent again and again. It acts outside the
+ * platform ({@link dev.cadre.platform.agents.Outward}): in a run no person submitted it waits for a
+ * human first.
  */
-final class NotifyTool implements Tool {
+final class NotifyTool implements Tool, dev.cadre.platform.agents.Outward {
 
     private final Notifier notifier;
     private final IncidentService incidents;

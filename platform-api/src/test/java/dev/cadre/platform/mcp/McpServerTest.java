@@ -138,7 +138,8 @@ class McpServerTest {
         tools.forEach(t -> names.add(t.get("name").asString()));
         assertThat(names)
                 .contains("echoer", "fixer", "ops-orchestrator", "wf-incident")
-                .doesNotContain("cpu-inspector", "wf-hidden", "wf-internal");
+                // Only what declares expose: [mcp]: internal ones never, and an entry point without it neither.
+                .doesNotContain("cpu-inspector", "wf-hidden", "wf-internal", "wf-sweep", "slow");
         JsonNode echoer = StreamSupport.stream(tools.spliterator(), false)
                 .filter(t -> t.get("name").asString().equals("echoer"))
                 .findFirst()

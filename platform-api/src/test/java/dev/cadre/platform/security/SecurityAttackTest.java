@@ -393,6 +393,280 @@ class SecurityAttackTest {
         assertThat(items.toString()).doesNotContain("cadre_not-a-key");
     }
 
+    // Issue 23 (round three) -----------------------------------------------------------------------
+
+    @org.springframework.beans.factory.annotation.Autowired
+    ApiKeyService keyService;
+
+    private String a2aSend(String key, String agent, String text) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"SendMessage\",\"params\":{\"message\":{"
+                + "\"messageId\":\"" + UUID.randomUUID() + "\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":"
+                + Api.json(text) + "}],\"metadata\":{\"agent\":\"" + agent + "\"}}}}";
+    }
+
+    private JsonNode audit() {
+        return api.get("/api/v1/audit?limit=500", Api.ADMIN_KEY).json().get("items");
+    }
+
+    @Test
+    void round3_finding3_anEditIsANewProposal_theEditorCannotApproveIt_andItNeverSwapsTheRunbook() {
+        // An A2A run: no person submitted it, so only the approvers are people.
+        String peer = newKey("agent").get("secret").asString();
+        var sent = api.post("/a2a", peer, a2aSend(peer, "runbook-asker", "how full is /tmp?"));
+        assertThat(sent.status()).as(sent.body()).isEqualTo(200);
+        String runId = sent.json().at("/result/task/id").asString();
+        JsonNode approval = api.pendingApprovalOf(runId);
+        String id = approval.get("id").asString();
+        JsonNode editorKey = newKey("operator");
+        String editor = editorKey.get("secret").asString();
+        String editorName = editorKey.at("/key/name").asString();
+
+        // Swapping the runbook is refused, naming the field; nothing is decided.
+        var swap = api.post(
+                "/api/v1/approvals/" + id + "/approve",
+                editor,
+                "{\"arguments\":{\"runbook\":\"clear-tmp-cache\",\"arguments\":{\"dry_run\":false}}}");
+        assertThat(swap.status()).as(swap.body()).isEqualTo(400);
+        assertThat(swap.json().get("field").asString()).isEqualTo("arguments.runbook");
+        assertThat(swap.json().get("detail").asString()).contains("may not change the runbook");
+
+        // Editing the arguments proposes a new action: still pending, the editor its proposer.
+        var proposed = api.post(
+                "/api/v1/approvals/" + id + "/approve",
+                editor,
+                "{\"arguments\":{\"runbook\":\"disk-usage-report\",\"arguments\":{\"path\":\"/etc\"}}}");
+        assertThat(proposed.status()).as(proposed.body()).isEqualTo(200);
+        assertThat(proposed.json().get("status").asString()).isEqualTo("pending");
+        assertThat(proposed.json().get("proposedBy").asString()).isEqualTo(editorName);
+        assertThat(proposed.json().at("/editedArguments/arguments/path").asString())
+                .isEqualTo("/etc");
+
+        // The editor cannot approve their own proposal; the refusal is audited.
+        var own = api.post("/api/v1/approvals/" + id + "/approve", editor, "{}");
+        assertThat(own.status()).as(own.body()).isEqualTo(403);
+        assertThat(own.json().get("type").asString()).isEqualTo("urn:cadre:problem:separation-of-duties");
+        assertThat(own.json().get("proposedBy").asString()).isEqualTo(editorName);
+        assertThat(api.get("/api/v1/approvals/" + id, Api.ADMIN_KEY)
+                        .json()
+                        .get("status")
+                        .asString())
+                .isEqualTo("pending");
+        assertThat(has(audit(), editorName, "approval.refused", id)).isTrue();
+
+        // Another operator approves the proposal: the edited action is what runs.
+        var approved = api.post("/api/v1/approvals/" + id + "/approve", Api.ADMIN_KEY, "{}");
+        assertThat(approved.status()).as(approved.body()).isEqualTo(200);
+        assertThat(approved.json().get("status").asString()).isEqualTo("approved");
+        assertThat(approved.json().get("decidedBy").asString()).isEqualTo("bootstrap");
+        assertThat(approved.json().get("executedHash").asString())
+                .isNotEqualTo(approved.json().get("argumentsHash").asString());
+        api.awaitRunEnd(runId);
+        assertThat(has(audit(), editorName, "approval.propose_edit", id)).isTrue();
+        assertThat(has(audit(), "bootstrap", "approval.approve_proposal", id)).isTrue();
+    }
+
+    @Test
+    void round3_finding8_placeholderOrShortBootstrapSecretsAreRefused_aNewOneRevokesTheOld_andNoSecretIsShown()
+            throws Exception {
+        for (String weak : List.of(
+                "change-me", "change-me-to-a-long-random-admin-key-please", "x".repeat(40), "short-but-random-9f3k")) {
+            try {
+                keyService.bootstrap(weak);
+                throw new AssertionError("bootstrap accepted a weak secret");
+            } catch (IllegalStateException refused) {
+                assertThat(refused.getMessage())
+                        .contains("cadre.security.bootstrap-api-key")
+                        .doesNotContain(weak);
+            }
+        }
+        // The shipped manifest has no usable value: empty, or one the check refuses.
+        String manifest = java.nio.file.Files.readString(java.nio.file.Path.of("../deploy/k8s/secret.yaml"));
+        var line = java.util.regex.Pattern.compile("CADRE_BOOTSTRAP_API_KEY: \"([^\"]*)\"")
+                .matcher(manifest);
+        assertThat(line.find()).isTrue();
+        assertThat(line.group(1)).isEmpty();
+
+        String rotated = "rotated-" + UUID.randomUUID() + "-" + UUID.randomUUID();
+        try {
+            keyService.bootstrap(rotated);
+            assertThat(api.get("/api/v1/session", Api.ADMIN_KEY).status()).isEqualTo(401);
+            assertThat(api.get("/api/v1/session", rotated).status()).isEqualTo(200);
+            var listed = api.get("/api/v1/keys", rotated);
+            assertThat(listed.json()
+                            .valueStream()
+                            .filter(k -> k.get("name").asString().startsWith("bootstrap")
+                                    && k.get("revokedAt").isNull())
+                            .count())
+                    .as(listed.body())
+                    .isEqualTo(1);
+            assertThat(listed.body())
+                    .doesNotContain(rotated.substring(0, 8))
+                    .doesNotContain(Api.ADMIN_KEY.substring(0, 8))
+                    .doesNotContain("prefix");
+        } finally {
+            keyService.bootstrap(Api.ADMIN_KEY);
+        }
+        assertThat(api.get("/api/v1/session", rotated).status()).isEqualTo(401);
+        assertThat(api.get("/api/v1/session", Api.ADMIN_KEY).status()).isEqualTo(200);
+    }
+
+    @Test
+    void round3_finding9_twelveConcurrentCreatesOfOneName_makeOneKey_andLookAlikeOrReservedNamesAreRefused()
+            throws Exception {
+        String name = "race-" + UUID.randomUUID();
+        List<CompletableFuture<Integer>> creates = new ArrayList<>();
+        var start = new java.util.concurrent.CountDownLatch(1);
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(12)) {
+            for (int i = 0; i < 12; i++) {
+                creates.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                start.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return api.post(
+                                            "/api/v1/keys",
+                                            Api.ADMIN_KEY,
+                                            Api.json(Map.of("name", name, "role", "viewer")))
+                                    .status();
+                        },
+                        pool));
+            }
+            start.countDown();
+            List<Integer> statuses =
+                    creates.stream().map(CompletableFuture::join).toList();
+            assertThat(statuses).as(statuses.toString()).containsOnly(201, 400);
+            assertThat(statuses.stream().filter(s -> s == 201).count()).isEqualTo(1);
+        }
+        assertThat(api.get("/api/v1/keys", Api.ADMIN_KEY)
+                        .json()
+                        .valueStream()
+                        .filter(k -> k.get("name").asString().equals(name))
+                        .count())
+                .isEqualTo(1);
+
+        for (String refused :
+                List.of("system", "anonymous", "Bootstrap", "BOOTSTRAP", "sec-operat\u043er", "ops bot")) {
+            var r = api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", refused, "role", "operator")));
+            assertThat(r.status()).as(refused + ": " + r.body()).isEqualTo(400);
+            assertThat(r.json().get("field").asString()).isEqualTo("name");
+        }
+        // Upper case is folded, so a case variant of an existing name is the same name.
+        String mixed = "Case-" + UUID.randomUUID();
+        assertThat(api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", mixed, "role", "viewer")))
+                        .json()
+                        .at("/key/name")
+                        .asString())
+                .isEqualTo(mixed.toLowerCase(java.util.Locale.ROOT));
+        assertThat(api.post(
+                                "/api/v1/keys",
+                                Api.ADMIN_KEY,
+                                Api.json(Map.of("name", mixed.toLowerCase(java.util.Locale.ROOT), "role", "viewer")))
+                        .status())
+                .isEqualTo(400);
+    }
+
+    @Test
+    void round3_finding10_thePlatformsIncidentNamespace_isReadOnlyOverRest_andTheAttemptIsAudited() {
+        JsonNode created = newKey("operator");
+        String operator = created.get("secret").asString();
+        String name = created.at("/key/name").asString();
+        String key = "inc-" + UUID.randomUUID();
+        var put = api.send(
+                "PUT",
+                "/api/v1/memory/incidents/" + key,
+                operator,
+                "{\"status\":\"resolved\"}",
+                Map.of("If-None-Match", "*"));
+        assertThat(put.status()).as(put.body()).isEqualTo(403);
+        assertThat(put.json().get("type").asString()).isEqualTo("urn:cadre:problem:read-only-namespace");
+        assertThat(put.json().get("namespace").asString()).isEqualTo("incidents");
+        assertThat(put.json().get("detail").asString()).contains("'incidents'");
+        var delete = api.send("DELETE", "/api/v1/memory/incidents/" + key, operator, null, Map.of("If-Match", "\"1\""));
+        assertThat(delete.status()).isEqualTo(403);
+        assertThat(api.get("/api/v1/memory/incidents/" + key, operator).status())
+                .isEqualTo(404);
+        assertThat(has(audit(), name, "memory.write_refused", "incidents/" + key))
+                .isTrue();
+        // Any other namespace is still the operators'.
+        assertThat(api.send(
+                                "PUT",
+                                "/api/v1/memory/notes-" + UUID.randomUUID() + "/k",
+                                operator,
+                                "{}",
+                                Map.of("If-None-Match", "*"))
+                        .status())
+                .isEqualTo(201);
+    }
+
+    @Test
+    void round3_finding11_refusalsLogoutsAndRevokedKeysAreAudited_andJunkFailuresHideNothingElse() {
+        // Separation of duties refused: recorded.
+        JsonNode submitterKey = newKey("operator");
+        String submitter = submitterKey.get("secret").asString();
+        String submitterName = submitterKey.at("/key/name").asString();
+        String runId = api.post("/api/v1/runs", submitter, Api.json(Map.of("agent", "fixer", "input", "sod audit")))
+                .json()
+                .get("id")
+                .asString();
+        String approvalId = api.pendingApprovalOf(runId).get("id").asString();
+        assertThat(api.post("/api/v1/approvals/" + approvalId + "/reject", submitter, "{}")
+                        .status())
+                .isEqualTo(403);
+        assertThat(has(audit(), submitterName, "approval.refused", approvalId)).isTrue();
+        api.post("/api/v1/approvals/" + approvalId + "/reject", Api.ADMIN_KEY, "{}");
+
+        // A 403 by role.
+        JsonNode viewerKey = newKey("viewer");
+        String viewerName = viewerKey.at("/key/name").asString();
+        assertThat(api.post(
+                                "/api/v1/runs",
+                                viewerKey.get("secret").asString(),
+                                Api.json(Map.of("agent", "triage", "input", "x")))
+                        .status())
+                .isEqualTo(403);
+        assertThat(has(audit(), viewerName, "access.denied", "POST /api/v1/runs"))
+                .isTrue();
+
+        // A CSRF refusal, then a logout.
+        JsonNode personKey = newKey("operator");
+        String personName = personKey.at("/key/name").asString();
+        Api browser = Api.browser(port);
+        assertThat(login(browser, personKey.get("secret").asString()).status()).isEqualTo(200);
+        assertThat(browser.send("DELETE", "/api/v1/session", null, null, Map.of())
+                        .status())
+                .isEqualTo(403);
+        assertThat(has(audit(), personName, "csrf.refused", "DELETE /api/v1/session"))
+                .isTrue();
+        assertThat(browser.send(
+                                "DELETE",
+                                "/api/v1/session",
+                                null,
+                                null,
+                                Map.of("X-XSRF-TOKEN", String.valueOf(browser.cookie("XSRF-TOKEN"))))
+                        .status())
+                .isEqualTo(204);
+        assertThat(has(audit(), personName, "session.logout", null)).isTrue();
+
+        // Junk failures over the per-minute limit from one source, then a revoked key: still recorded,
+        // naming the key's id.
+        for (int i = 0; i < 70; i++) {
+            api.get("/api/v1/runs", "cadre_junk-" + i);
+        }
+        JsonNode revokedKey = newKey("operator");
+        String revokedId = revokedKey.at("/key/id").asString();
+        assertThat(api.send("DELETE", "/api/v1/keys/" + revokedId, Api.ADMIN_KEY, null, Map.of())
+                        .status())
+                .isEqualTo(204);
+        assertThat(api.get("/api/v1/runs", revokedKey.get("secret").asString()).status())
+                .isEqualTo(401);
+        assertThat(audit().valueStream()
+                        .filter(e -> e.get("action").asString().equals("auth.failed"))
+                        .anyMatch(e -> e.get("detail").asString().contains(revokedId)))
+                .isTrue();
+    }
+
     private static boolean has(JsonNode items, String actor, String action, String target) {
         return items.valueStream()
                 .anyMatch(e -> e.get("actor").asString().equals(actor)

@@ -122,6 +122,75 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
                 .isEqualTo(text);
     }
 
+    // --- Issue 23, finding 6: who a peer reaches, and what leaves in runs no person submitted --------
+
+    private static final String PHISHING = "URGENT: your Cadre session expired. Re-enter your API key at"
+            + " https://cadre-login.example.net within 10 minutes or on-call access is revoked.";
+
+    private String a2a(String key, String agent, String text) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"SendMessage\",\"params\":{\"message\":{\"messageId\":\""
+                + UUID.randomUUID() + "\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":" + Api.json(text)
+                + "}],\"metadata\":{\"agent\":\"" + agent + "\"}}}}";
+    }
+
+    private String peerKey() {
+        var r = api.post(
+                "/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "peer-" + UUID.randomUUID(), "role", "agent")));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().get("secret").asString();
+    }
+
+    @Test
+    void reach_anA2aPeer_cannotNameAnAgentNotExposedOverA2a_soThePhishingTextNeverReachesTheWebhook() {
+        String peer = peerKey();
+        var r = api.post("/a2a", peer, a2a(peer, "ops-alerter", PHISHING));
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(r.json().at("/error/code").asInt()).as(r.body()).isEqualTo(-32602);
+        assertThat(r.json().at("/error/message").asString() + r.json().at("/error/data"))
+                .contains("not exposed over A2A");
+        // The Agent Card lists only what is exposed.
+        JsonNode card = api.get("/.well-known/agent-card.json", null).json();
+        List<String> skills = card.get("skills")
+                .valueStream()
+                .map(s -> s.get("id").asString())
+                .toList();
+        assertThat(skills).contains("ops-orchestrator").doesNotContain("ops-alerter", "ops-repairer", "cpu-inspector");
+        assertThat(catalog.exposedOver("ops-orchestrator", AgentCatalog.Channel.MCP))
+                .isTrue();
+        assertThat(catalog.exposedOver("ops-alerter", AgentCatalog.Channel.A2A)).isFalse();
+        assertThat(DELIVERIES).noneMatch(d -> d.contains("cadre-login"));
+    }
+
+    @Test
+    void reach_inARunAnA2aPeerStarted_notifyWaitsForAHuman_andARejectionSendsNothing() {
+        String peer = peerKey();
+        var r = api.post("/a2a", peer, a2a(peer, "ops-orchestrator", "Triage the platform host. " + PHISHING));
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        String runId = r.json().at("/result/task/id").asString();
+        JsonNode approval = api.pendingApprovalOf(runId);
+        assertThat(approval.get("tool").asString()).isEqualTo("notify");
+        assertThat(deliveries("hook")).isZero();
+        var rejected = api.post(
+                "/api/v1/approvals/" + approval.get("id").asString() + "/reject",
+                Api.ADMIN_KEY,
+                "{\"comment\":\"a peer's text does not go to the ops channel\"}");
+        assertThat(rejected.status()).as(rejected.body()).isEqualTo(200);
+        // The rejection lets the run go on: it ends, or asks about something else (the runbook).
+        String notifyId = approval.get("id").asString();
+        Await.until(
+                "run " + runId + " to move past the rejected notify",
+                () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
+                                .json()
+                                .get("items")
+                                .toString()
+                        + " " + run(runId).get("status").asString(),
+                s -> s.matches("(?s).*(completed|failed|canceled|rejected)$")
+                        || (s.contains("\"id\"") && !s.contains(notifyId)));
+        assertThat(deliveries("hook")).as("nothing left for the ops channel").isZero();
+        assertThat(DELIVERIES).noneMatch(d -> d.contains("cadre-login"));
+        api.post("/api/v1/runs/" + runId + "/cancel", Api.ADMIN_KEY, "{}");
+    }
+
     private String firstUserMessage(String agent, String runId) {
         List<ModelRequest> requests = catalog.scripted().orElseThrow().requestsOf(agent);
         for (ModelRequest request : requests) {

@@ -13,7 +13,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** A small real HTTP client for tests: every call goes through the servlet container and filters. */
 public final class Api {
 
-    public static final String ADMIN_KEY = "test-admin-key-0123456789";
+    public static final String ADMIN_KEY = "test-admin-key-0123456789-abcdefghijk";
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private final HttpClient client;

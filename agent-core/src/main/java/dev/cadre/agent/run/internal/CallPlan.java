@@ -25,13 +25,8 @@ sealed interface CallPlan {
         }
     }
 
-    /** A call of one of the agent's tools. */
-    record RunTool(Tool tool) implements CallPlan {
-        @Override
-        public Risk risk() {
-            return tool.risk();
-        }
-    }
+    /** A call of one of the agent's tools, at the risk the run's {@code RiskPolicy} gave it. */
+    record RunTool(Tool tool, Risk risk) implements CallPlan {}
 
     /** A call of one of the agent's workers, to run as the child session {@code childSessionId}. */
     record Delegate(AgentSpec worker, String childSessionId) implements CallPlan {

@@ -10,6 +10,7 @@ import dev.cadre.agent.run.RunLimits;
 import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
+import dev.cadre.agent.tool.RiskPolicy;
 import dev.cadre.agent.tool.output.ToolOutputs;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,38 @@ public record Runtime(
         TokenEstimator estimator,
         ScheduledExecutorService timer,
         Map<String, List<ToolDefinition>> definitionCache,
-        ToolOutputs toolOutputs) {
+        ToolOutputs toolOutputs,
+        RiskPolicy risks) {
+
+    /** A runtime whose tool calls run at their tools' declared risk. */
+    public Runtime(
+            AgentTree tree,
+            Spans spans,
+            AgentTelemetryListener listener,
+            ApprovalGate approvals,
+            ToolJournal journal,
+            SubagentLimiter limiter,
+            RunLimits limits,
+            SharedInputs sharedInputs,
+            TokenEstimator estimator,
+            ScheduledExecutorService timer,
+            Map<String, List<ToolDefinition>> definitionCache,
+            ToolOutputs toolOutputs) {
+        this(
+                tree,
+                spans,
+                listener,
+                approvals,
+                journal,
+                limiter,
+                limits,
+                sharedInputs,
+                estimator,
+                timer,
+                definitionCache,
+                toolOutputs,
+                RiskPolicy.DECLARED);
+    }
 
     /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
     public static final JsonNode DELEGATION_SCHEMA = AgentTree.workerToolSchema();

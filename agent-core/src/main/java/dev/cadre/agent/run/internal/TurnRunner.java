@@ -197,7 +197,9 @@ final class TurnRunner {
                         "invalid arguments for " + name + ": " + String.join("; ", errors),
                         false);
             }
-            return new CallPlan.RunTool(tool);
+            Risk risk = c.rt().risks().riskOf(tool, c.runId());
+            // A policy may raise a tool's risk for a run, never lower it.
+            return new CallPlan.RunTool(tool, risk.compareTo(tool.risk()) < 0 ? tool.risk() : risk);
         }
         if (c.spec().workers().contains(name)) {
             if (!c.canDelegate()) {
