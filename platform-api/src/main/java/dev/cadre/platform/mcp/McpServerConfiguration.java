@@ -86,6 +86,13 @@ class McpServerConfiguration {
             public boolean isRunning() {
                 return running;
             }
+
+            // A closed transport cannot be opened again: only a shutdown may close it, never a pause
+            // (Spring pauses idle contexts, e.g. those its test context cache keeps).
+            @Override
+            public boolean isPauseable() {
+                return false;
+            }
         };
     }
 
