@@ -298,8 +298,10 @@ public class ApprovalService implements ApprovalGate {
 
     /**
      * What the run waits for is over (its incident resolved): its pending requests are closed as
-     * superseded with {@code reason}, audited, and the run's waits answered "aborted" so it stops
-     * without the model acting on anything more. Returns how many were pending.
+     * superseded with {@code reason}, audited, and the run's waits answered as refused with the
+     * reason. Not "aborted": an abort stops the run's scope by interrupting its threads, and an
+     * interrupt that lands in a file write closes the embedded database (issue 23, finding 1).
+     * Returns how many were pending.
      */
     public int supersedePendingOfRun(String runId, String reason, String actor) {
         int n = 0;
@@ -312,7 +314,7 @@ public class ApprovalService implements ApprovalGate {
             log.info("Approval {} for {} in run {}: {}", r.id(), r.tool(), runId, reason);
             CompletableFuture<ApprovalDecision> f = waiting.remove(r.id());
             if (f != null) {
-                f.complete(new ApprovalDecision.Aborted(reason, "system"));
+                f.complete(new ApprovalDecision.Rejected(reason, "system"));
             }
         }
         return n;

@@ -183,6 +183,11 @@ public final class RunExecutor {
                 }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
+                        String ending = endings.get(runId);
+                        if (ending != null) {
+                            // Told to end: a question asked after that is answered at once, refused.
+                            approvals.supersedePendingOfRun(runId, ending, "system");
+                        }
                         if (waitingForHumans.incrementAndGet() == 1) {
                             store.transition(runId, EnumSet.of(RunStatus.WORKING), RunStatus.INPUT_REQUIRED);
                             // A human may take hours: the slot goes to the next run meanwhile.
@@ -450,6 +455,11 @@ public final class RunExecutor {
         listeners.forEach(l -> l.finished(run, outcome, RunStatus.FAILED));
     }
 
+    private static String endedResult(String reason, RunOutcome outcome) {
+        String text = outcome.status() == dev.cadre.agent.OutcomeStatus.OK ? outcome.finalText() : null;
+        return text == null || text.isBlank() ? reason : reason + "\n\n" + text;
+    }
+
     /** The {@code done} event of a run ended completed with {@code reason} while nobody executed it here. */
     void endedWithoutExecuting(RunRecord run, String reason) {
         ObjectNode data = JsonNodeFactory.instance.objectNode();
@@ -475,9 +485,11 @@ public final class RunExecutor {
     private void finish(RunStore.Lease lease, RunRecord run, RunOutcome outcome) {
         boolean late = outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED && pastDeadline.contains(run.id());
         String ending = endings.get(run.id());
-        // Stopped because it was told to end (superseded approvals answer "aborted"): its answer is the reason.
+        // Told to end (its waits were answered with the reason): it ends completed and its answer
+        // starts with the reason; a run that failed meanwhile stays failed.
         boolean ended = ending != null
-                && (outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED
+                && (outcome.status() == dev.cadre.agent.OutcomeStatus.OK
+                        || outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED
                         || outcome.status() == dev.cadre.agent.OutcomeStatus.DENIED);
         RunStatus status = late
                 ? RunStatus.FAILED
@@ -496,7 +508,7 @@ public final class RunExecutor {
                 lease,
                 run.id(),
                 status,
-                ended ? ending : outcome.finalText(),
+                ended ? endedResult(ending, outcome) : outcome.finalText(),
                 f == null ? null : f.category().name(),
                 f == null ? null : f.code(),
                 f == null ? null : f.message(),
