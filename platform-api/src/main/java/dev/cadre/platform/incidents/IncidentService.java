@@ -190,6 +190,12 @@ public final class IncidentService {
                 }
                 Incident current = existing.get();
                 if (!current.active()) {
+                    if (isCopy(current, request.deliveryKey(), Duration.ofDays(365))
+                            && current.value().path("resolvedByAlert").asBoolean(false)) {
+                        // A notification of the firing the alert's own resolve ended, arriving after it
+                        // (deliveries overtake each other under load): stale, not a new incident.
+                        return new Opened(current, false, false, true);
+                    }
                     memory.delete(NAMESPACE, pointerKey, pointer.get().version(), writer);
                     continue;
                 }
@@ -396,23 +402,27 @@ public final class IncidentService {
         };
     }
 
-    /** Resolves the active incident of a fingerprint (Alertmanager's {@code resolved}). */
+    /**
+     * Resolves the active incident of a fingerprint (Alertmanager's {@code resolved}). The
+     * fingerprint's pointer stays on the resolved incident, so a notification of the same firing
+     * that arrives after the resolve (same delivery key) is recognised as stale; the next real
+     * firing (a new {@code startsAt}) replaces it with a new incident.
+     */
     public Optional<Incident> resolve(String fingerprint, String reason, Writer writer) {
         Optional<Incident> active = findActive(fingerprint);
         if (active.isEmpty()) {
             return Optional.empty();
         }
-        Optional<Incident> resolved = modify(active.get().id(), writer, v -> {
+        return modify(active.get().id(), writer, v -> {
             if (Incident.RESOLVED.equals(v.path("status").asString())) {
                 return null;
             }
             v.put("status", Incident.RESOLVED);
             v.put("resolvedAt", now());
+            v.put("resolvedByAlert", true);
             timeline(v, "resolved: " + reason);
             return v;
         });
-        resolved.ifPresent(i -> dropPointer(i, writer));
-        return resolved;
     }
 
     // ---- remediation and notification guards ----
@@ -588,12 +598,15 @@ public final class IncidentService {
 
     /** Whether a sighting with this key was counted on the incident less than the duplicate window ago. */
     private boolean isCopy(Incident incident, @Nullable String deliveryKey) {
+        return isCopy(incident, deliveryKey, settings.duplicateWindow());
+    }
+
+    private boolean isCopy(Incident incident, @Nullable String deliveryKey, Duration window) {
         if (deliveryKey == null) {
             return false;
         }
         String at = incident.value().path("deliveries").path(deliveryKey).asString("");
-        return !at.isEmpty()
-                && Instant.parse(at).plus(settings.duplicateWindow()).isAfter(clock.instant());
+        return !at.isEmpty() && Instant.parse(at).plus(window).isAfter(clock.instant());
     }
 
     /** Records when a sighting with this key was counted; keeps the newest {@link #MAX_DELIVERY_KEYS}. */

@@ -139,7 +139,8 @@ public final class AlertmanagerIntake {
             r.put("incident", incident.id());
             r.put("occurrences", incident.occurrences());
             if (opened.duplicate()) {
-                r.put("action", "duplicate");
+                // A copy of a counted sighting, or (incident resolved) of the firing its resolve ended.
+                r.put("action", incident.active() ? "duplicate" : "stale");
                 continue;
             }
             if (!opened.created()) {

@@ -24,6 +24,7 @@ final class IntakeLimits {
             "seen-again",
             "seen-again-escalated",
             "duplicate",
+            "stale",
             "incident-resolved",
             "no-open-incident");
 

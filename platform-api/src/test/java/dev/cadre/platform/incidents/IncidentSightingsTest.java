@@ -113,6 +113,29 @@ class IncidentSightingsTest {
     }
 
     @Test
+    void theResolvedFiringDeliveredLate_isStale_andANewFiringOpensANewIncident() {
+        IncidentService incidents =
+                service(new InMemorySharedMemory(MemoryOptions.defaults().withClock(clock)));
+        Incident first = incidents
+                .open(notification("fp-late", STARTS), ALERTMANAGER, null)
+                .incident();
+        clock.advance(Duration.ofMinutes(2));
+        incidents.resolve("fp-late", "Alertmanager reported resolved", ALERTMANAGER);
+
+        clock.advance(Duration.ofSeconds(30));
+        IncidentService.Opened late = incidents.open(notification("fp-late", STARTS), ALERTMANAGER, null);
+        assertThat(late.duplicate()).isTrue();
+        assertThat(late.created()).isFalse();
+        assertThat(late.incident().id()).isEqualTo(first.id());
+        assertThat(late.incident().active()).isFalse();
+
+        IncidentService.Opened again =
+                incidents.open(notification("fp-late", "2026-05-08T04:00:00Z firing"), ALERTMANAGER, null);
+        assertThat(again.created()).isTrue();
+        assertThat(again.incident().id()).isNotEqualTo(first.id());
+    }
+
+    @Test
     void callsWithoutADeliveryKey_countEverySighting() {
         IncidentService incidents =
                 service(new InMemorySharedMemory(MemoryOptions.defaults().withClock(clock)));

@@ -70,7 +70,13 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
         assertThat(resolved.get("action").asString()).isEqualTo("incident-resolved");
         assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("resolved");
 
-        JsonNode refired = post(payload("firing", fp));
+        // The firing the resolve ended, delivered late (deliveries overtake each other): stale.
+        JsonNode late = post(payload("firing", fp));
+        assertThat(late.get("action").asString()).isEqualTo("stale");
+        assertThat(late.get("incident").asString()).isEqualTo(incident);
+
+        // The alert fires again: a new startsAt, a new incident.
+        JsonNode refired = post(payload("firing", fp).replace("2026-05-08T03:00:00Z", "2026-05-08T04:00:00Z"));
         assertThat(refired.get("action").asString()).isEqualTo("incident-opened");
         assertThat(refired.get("incident").asString()).isNotEqualTo(incident);
         api.post("/api/v1/runs/" + refired.get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
