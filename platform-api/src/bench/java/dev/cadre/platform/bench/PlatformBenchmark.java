@@ -44,8 +44,10 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Arguments ({@code -Dbench.args="..."}): {@code --quick} (2 runs of 2 s, a smoke test),
- * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming} (repeatable,
- * comma-separated; streaming, {@link StreamingBench}, runs only when named).
+ * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm} (repeatable,
+ * comma-separated; streaming, {@link StreamingBench}, and the alert storm, {@link StormBench}, run
+ * only when named; the storm takes {@code --storm-notifications=N} (1000), {@code --storm-alerts=N}
+ * (50), {@code --storm-seconds=N} (60) and {@code --storm-backends=h2,pg}).
  */
 public final class PlatformBenchmark {
 
@@ -66,6 +68,7 @@ public final class PlatformBenchmark {
         boolean console = only.isEmpty() || only.contains("console");
         // Streaming latency (docs/benchmarks/models.md) runs only when asked: --only=streaming.
         boolean streaming = only.contains("streaming");
+        boolean storm = only.contains("storm");
 
         Path out = Path.of("target", "bench").toAbsolutePath();
         Files.createDirectories(out);
@@ -85,6 +88,12 @@ public final class PlatformBenchmark {
         Map<String, List<Figures>> results = new LinkedHashMap<>();
         Map<String, List<double[]>> cpu = new LinkedHashMap<>();
 
+        if (storm) {
+            report.add("");
+            report.add("## Alert storm (docs/benchmarks/storm.md)");
+            report.add("");
+            report.addAll(storm(options, out));
+        }
         if (h2 || console) {
             // The embedded default exactly as `README` command one runs it: no datasource flag, the H2
             // file under ./data of the working directory (here a fresh target/bench/data).
@@ -145,6 +154,57 @@ public final class PlatformBenchmark {
         System.out.println();
         report.forEach(System.out::println);
         System.out.println("(also in " + out.resolve("platform-benchmark.md") + ")");
+    }
+
+    /** The alert storm on the embedded default and on PostgreSQL + Redis, one fresh platform each. */
+    private static List<String> storm(List<String> options, Path out) throws Exception {
+        int notifications = intOption(options, "--storm-notifications=", 1000);
+        int alerts = intOption(options, "--storm-alerts=", 50);
+        int seconds = intOption(options, "--storm-seconds=", 60);
+        List<String> backends = options.stream()
+                .filter(o -> o.startsWith("--storm-backends="))
+                .flatMap(o -> Arrays.stream(o.substring(17).split(",")))
+                .toList();
+        Path agents = out.resolve("storm-agents.yaml");
+        Files.writeString(agents, StormBench.AGENTS_YAML);
+        // The shipped Kubernetes container: 1536Mi, MaxRAMPercentage=75 (about 1.1 GB of heap).
+        String heap = "1152m";
+        List<String> common = List.of("--cadre.integrations.alertmanager.agent=" + StormBench.AGENT);
+        List<String> lines = new ArrayList<>();
+        if (backends.isEmpty() || backends.contains("h2")) {
+            deleteTree(out.resolve("data"));
+            try (PlatformProcess p = platform("storm-h2", out, agents, common, heap)) {
+                StormBench b = new StormBench(
+                        p, "Embedded default (H2 file, in-process queue)", notifications, alerts, seconds);
+                b.run();
+                lines.addAll(b.report);
+            }
+        }
+        if (backends.isEmpty() || backends.contains("pg")) {
+            ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema("storm_bench");
+            ExternalServices.Redis redisAddress = ExternalServices.redis();
+            String prefix = "cadre-storm-bench-" + UUID.randomUUID();
+            RedisClient redis = RedisClient.create(redisAddress.uri());
+            try {
+                List<String> args = new ArrayList<>(common);
+                args.addAll(List.of(
+                        "--spring.datasource.url=" + schema.jdbcUrl(),
+                        "--spring.datasource.username=" + schema.user(),
+                        "--spring.datasource.password=" + schema.password(),
+                        "--cadre.redis.url=" + redisAddress.uri(),
+                        "--cadre.redis.prefix=" + prefix));
+                try (PlatformProcess p = platform("storm-pg", out, agents, args, heap)) {
+                    StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
+                    b.run();
+                    lines.addAll(b.report);
+                }
+            } finally {
+                cleanUp("Redis keys " + prefix, () -> TestRedis.deletePrefix(redis, prefix));
+                cleanUp("Redis client", redis::shutdown);
+                cleanUp("schema " + schema.schema(), schema::dropSchema);
+            }
+        }
+        return lines;
     }
 
     private static ServiceBench postgresAndRedis(Path out, Path agents, int runs, int seconds, int warmup)

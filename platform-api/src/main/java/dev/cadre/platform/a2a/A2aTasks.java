@@ -113,13 +113,16 @@ class A2aTasks {
         String agent = agent(message, params);
 
         ObjectNode config = Params.optionalObject(params, "configuration", "configuration");
-        boolean blocking = false;
+        // Waits unless told not to: A2A 1.0's returnImmediately defaults to false (the server waits
+        // for a terminal or interrupted state), and the 0.3 reference servers treat an absent
+        // blocking as true. 1.0's field wins when a client sends both.
+        boolean blocking = true;
         Integer historyLength = null;
         if (config != null) {
             Boolean b = Params.optionalBoolean(config, "blocking", "configuration.blocking");
             Boolean returnImmediately =
                     Params.optionalBoolean(config, "returnImmediately", "configuration.returnImmediately");
-            blocking = b != null ? b : returnImmediately != null && !returnImmediately;
+            blocking = returnImmediately != null ? !returnImmediately : b == null || b;
             historyLength = Params.optionalInt(config, "historyLength", "configuration.historyLength", 0, 1_000);
             acceptsText(config.get("acceptedOutputModes"));
             JsonNode push = config.has("pushNotificationConfig")

@@ -350,6 +350,30 @@ public class ApprovalService implements ApprovalGate {
     }
 
     /**
+     * What the run waits for is over (its incident resolved): its pending requests are closed as
+     * superseded with {@code reason}, audited, and the run's waits answered as refused with the
+     * reason. Not "aborted": an abort stops the run's scope by interrupting its threads, and an
+     * interrupt that lands in a file write closes the embedded database (issue 23, finding 1).
+     * Returns how many were pending.
+     */
+    public int supersedePendingOfRun(String runId, String reason, String actor) {
+        int n = 0;
+        for (ApprovalRecord r : store.pendingOfRun(runId)) {
+            if (!store.supersede(r.id(), ApprovalRecord.PENDING, null, reason, clock.instant())) {
+                continue; // decided meanwhile: that decision stands
+            }
+            n++;
+            audit.record(actor, "approval.supersede", r.id(), "run=" + runId + " tool=" + r.tool() + " " + reason);
+            log.info("Approval {} for {} in run {}: {}", r.id(), r.tool(), runId, reason);
+            CompletableFuture<ApprovalDecision> f = waiting.remove(r.id());
+            if (f != null) {
+                f.complete(new ApprovalDecision.Rejected(reason, "system"));
+            }
+        }
+        return n;
+    }
+
+    /**
      * Keeps a finished run's approver edits only redacted: they were stored as given only so that a
      * resumed run could still execute them; {@code executed_hash} keeps what ran.
      */

@@ -93,7 +93,7 @@ public class ApprovalStore {
      * is still in {@code expectedStatus}. Who decided and when stay, so the history shows what was
      * decided on the earlier action.
      */
-    boolean supersede(String id, String expectedStatus, String supersededBy, String comment, Instant at) {
+    boolean supersede(String id, String expectedStatus, @Nullable String supersededBy, String comment, Instant at) {
         return jdbc.sql("UPDATE cadre_approval SET status = 'superseded', superseded_by = ?, decision_comment = ?,"
                                 + " decided_by = COALESCE(decided_by, 'system'), decided_at = COALESCE(decided_at, ?),"
                                 + " version = version + 1 WHERE id = ? AND status = ?")

@@ -64,34 +64,70 @@ public final class IncidentService {
      * @param remediationWindow a runbook runs at most once per incident within this window
      * @param escalateAfter sightings of an incident after which it is handed to a human (≥ 1)
      * @param notifyWindow at most one alert notification per incident within this window
+     * @param duplicateWindow copies of one notification (same delivery key) within this window are
+     *     one sighting: an Alertmanager HA pair, a retried or a concurrent delivery
      */
-    public record Settings(Duration remediationWindow, int escalateAfter, Duration notifyWindow) {
+    public record Settings(
+            Duration remediationWindow, int escalateAfter, Duration notifyWindow, Duration duplicateWindow) {
         public Settings {
             if (escalateAfter < 1) {
                 throw new IllegalArgumentException("cadre.incidents.escalate-after must be ≥ 1, was " + escalateAfter);
             }
-            if (remediationWindow.isNegative() || notifyWindow.isNegative()) {
+            if (remediationWindow.isNegative() || notifyWindow.isNegative() || duplicateWindow.isNegative()) {
                 throw new IllegalArgumentException("cadre.incidents windows must not be negative");
             }
         }
+
+        /** With the default duplicate window ({@link #DEFAULT_DUPLICATE_WINDOW}). */
+        public Settings(Duration remediationWindow, int escalateAfter, Duration notifyWindow) {
+            this(remediationWindow, escalateAfter, notifyWindow, DEFAULT_DUPLICATE_WINDOW);
+        }
     }
+
+    /** {@code cadre.incidents.duplicate-window}'s default. */
+    public static final Duration DEFAULT_DUPLICATE_WINDOW = Duration.ofSeconds(10);
+
+    /** Delivery keys an incident remembers (the newest; older ones are outside any sane window). */
+    static final int MAX_DELIVERY_KEYS = 20;
 
     /** Told when an incident is escalated (the notifier pages the escalation channel once). */
     public interface Listener {
         void escalated(Incident incident);
     }
 
-    /** What to open; {@code countSighting} false for a run already linked to the incident. */
+    /**
+     * What to open. {@code deliveryKey} names the notification (Alertmanager: its {@code startsAt} and
+     * status): a sighting with the key of one counted less than the duplicate window ago is a copy of
+     * it and is not counted again; null counts every call.
+     */
     public record OpenRequest(
             String fingerprint,
             String title,
             String severity,
             String source,
             Map<String, String> labels,
-            @Nullable String summary) {}
+            @Nullable String summary,
+            @Nullable String deliveryKey) {
+        public OpenRequest(
+                String fingerprint,
+                String title,
+                String severity,
+                String source,
+                Map<String, String> labels,
+                @Nullable String summary) {
+            this(fingerprint, title, severity, source, labels, summary, null);
+        }
+    }
 
-    /** The incident found or created, whether this call created it, and whether it escalated it. */
-    public record Opened(Incident incident, boolean created, boolean escalatedNow) {}
+    /**
+     * The incident found or created, whether this call created it, whether it escalated it, and
+     * whether it was a copy of a sighting already counted (then nothing was written).
+     */
+    public record Opened(Incident incident, boolean created, boolean escalatedNow, boolean duplicate) {
+        public Opened(Incident incident, boolean created, boolean escalatedNow) {
+            this(incident, created, escalatedNow, false);
+        }
+    }
 
     /** The outcome of a remediation claim, checked after approval and before a runbook runs. */
     public sealed interface Claim {
@@ -154,10 +190,23 @@ public final class IncidentService {
                 }
                 Incident current = existing.get();
                 if (!current.active()) {
+                    if (isCopy(current, request.deliveryKey(), Duration.ofDays(365))
+                            && current.value().path("resolvedByAlert").asBoolean(false)) {
+                        // A notification of the firing the alert's own resolve ended, arriving after it
+                        // (deliveries overtake each other under load): stale, not a new incident.
+                        return new Opened(current, false, false, true);
+                    }
                     memory.delete(NAMESPACE, pointerKey, pointer.get().version(), writer);
                     continue;
                 }
+                if (isCopy(current, request.deliveryKey())) {
+                    // Decided on the version read: a concurrent first copy either wrote its key
+                    // before this read, or its write makes ours a conflict and the retry sees it.
+                    linkRun(runId, id, writer);
+                    return new Opened(current, false, false, true);
+                }
                 ObjectNode next = current.value().deepCopy();
+                rememberDelivery(next, request.deliveryKey());
                 int sightings = current.occurrences() + 1;
                 next.put("occurrences", sightings);
                 next.put("lastSeenAt", now());
@@ -353,23 +402,27 @@ public final class IncidentService {
         };
     }
 
-    /** Resolves the active incident of a fingerprint (Alertmanager's {@code resolved}). */
+    /**
+     * Resolves the active incident of a fingerprint (Alertmanager's {@code resolved}). The
+     * fingerprint's pointer stays on the resolved incident, so a notification of the same firing
+     * that arrives after the resolve (same delivery key) is recognised as stale; the next real
+     * firing (a new {@code startsAt}) replaces it with a new incident.
+     */
     public Optional<Incident> resolve(String fingerprint, String reason, Writer writer) {
         Optional<Incident> active = findActive(fingerprint);
         if (active.isEmpty()) {
             return Optional.empty();
         }
-        Optional<Incident> resolved = modify(active.get().id(), writer, v -> {
+        return modify(active.get().id(), writer, v -> {
             if (Incident.RESOLVED.equals(v.path("status").asString())) {
                 return null;
             }
             v.put("status", Incident.RESOLVED);
             v.put("resolvedAt", now());
+            v.put("resolvedByAlert", true);
             timeline(v, "resolved: " + reason);
             return v;
         });
-        resolved.ifPresent(i -> dropPointer(i, writer));
-        return resolved;
     }
 
     // ---- remediation and notification guards ----
@@ -534,12 +587,41 @@ public final class IncidentService {
         v.put("openedAt", now());
         v.put("lastSeenAt", now());
         v.put("occurrences", 1);
+        rememberDelivery(v, request.deliveryKey());
         v.putArray("runs");
         addRun(v, runId);
         v.putArray("remediations");
         v.putArray("notifications");
         timeline(v, "opened by " + request.source());
         return v;
+    }
+
+    /** Whether a sighting with this key was counted on the incident less than the duplicate window ago. */
+    private boolean isCopy(Incident incident, @Nullable String deliveryKey) {
+        return isCopy(incident, deliveryKey, settings.duplicateWindow());
+    }
+
+    private boolean isCopy(Incident incident, @Nullable String deliveryKey, Duration window) {
+        if (deliveryKey == null) {
+            return false;
+        }
+        String at = incident.value().path("deliveries").path(deliveryKey).asString("");
+        return !at.isEmpty() && Instant.parse(at).plus(window).isAfter(clock.instant());
+    }
+
+    /** Records when a sighting with this key was counted; keeps the newest {@link #MAX_DELIVERY_KEYS}. */
+    private void rememberDelivery(ObjectNode v, @Nullable String deliveryKey) {
+        if (deliveryKey == null) {
+            return;
+        }
+        ObjectNode deliveries = v.has("deliveries") && v.get("deliveries").isObject()
+                ? (ObjectNode) v.get("deliveries")
+                : v.putObject("deliveries");
+        deliveries.remove(deliveryKey);
+        deliveries.put(deliveryKey, now());
+        while (deliveries.size() > MAX_DELIVERY_KEYS) {
+            deliveries.remove(deliveries.propertyNames().iterator().next());
+        }
     }
 
     private void timeline(ObjectNode v, String text) {

@@ -12,7 +12,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Incidents in shared memory and their tools. {@code cadre.incidents.remediation-window} (PT1H),
- * {@code escalate-after} (3 sightings), {@code notify-window} (PT30M), {@code open-at} (high).
+ * {@code escalate-after} (3 sightings), {@code notify-window} (PT30M), {@code duplicate-window}
+ * (PT10S: copies of one Alertmanager notification within it are one sighting), {@code open-at} (high).
  */
 @Configuration(proxyBeanMethods = false)
 class IncidentsConfiguration {
@@ -24,9 +25,13 @@ class IncidentsConfiguration {
             Clock clock,
             @Value("${cadre.incidents.remediation-window:PT1H}") Duration remediationWindow,
             @Value("${cadre.incidents.escalate-after:3}") int escalateAfter,
-            @Value("${cadre.incidents.notify-window:PT30M}") Duration notifyWindow) {
+            @Value("${cadre.incidents.notify-window:PT30M}") Duration notifyWindow,
+            @Value("${cadre.incidents.duplicate-window:PT10S}") Duration duplicateWindow) {
         return new IncidentService(
-                memory, json, clock, new IncidentService.Settings(remediationWindow, escalateAfter, notifyWindow));
+                memory,
+                json,
+                clock,
+                new IncidentService.Settings(remediationWindow, escalateAfter, notifyWindow, duplicateWindow));
     }
 
     @Bean

@@ -6,15 +6,19 @@ import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -32,6 +36,7 @@ import tools.jackson.databind.node.ObjectNode;
 class AlertmanagerController {
 
     private final AlertmanagerIntake intake;
+    private final IntakeLimits limits;
 
     AlertmanagerController(
             IncidentService incidents,
@@ -39,8 +44,14 @@ class AlertmanagerController {
             JsonMapper json,
             @Value("${cadre.integrations.alertmanager.agent:ops-orchestrator}") String agent,
             @Value("${cadre.integrations.alertmanager.routes:}") List<String> routes,
-            AgentCatalog catalog) {
+            @Value("${cadre.integrations.alertmanager.max-alerts-per-delivery:100}") int maxAlertsPerDelivery,
+            @Value("${cadre.integrations.alertmanager.new-incidents-per-minute:120}") int newIncidentsPerMinute,
+            AgentCatalog catalog,
+            Clock clock,
+            MeterRegistry registry) {
         this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog));
+        this.limits = new IntakeLimits(
+                new IntakeLimits.Settings(maxAlertsPerDelivery, newIncidentsPerMinute), clock, registry);
     }
 
     /**
@@ -73,11 +84,27 @@ class AlertmanagerController {
         return out;
     }
 
-    @Operation(summary = "Receive an Alertmanager webhook (payload version 4)")
+    @Operation(
+            summary = "Receive an Alertmanager webhook (payload version 4)",
+            description = "Opens or finds the incident of each alert and starts one triage run per new incident."
+                    + " A delivery is admitted whole or refused whole: more alerts than"
+                    + " cadre.integrations.alertmanager.max-alerts-per-delivery (413), or more new incidents than"
+                    + " the key's cadre.integrations.alertmanager.new-incidents-per-minute allows now (429 with"
+                    + " Retry-After).")
     @ApiResponse(
             responseCode = "200",
             description = "The alerts' incidents and the runs started for them",
             content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(type = "object")))
+    @ApiResponse(
+            responseCode = "413",
+            description = "More alerts in one delivery than max-alerts-per-delivery (set max_alerts in the"
+                    + " webhook_config)",
+            content = @Content(mediaType = "application/problem+json"))
+    @ApiResponse(
+            responseCode = "429",
+            description = "The key opened its new-incidents-per-minute; retry after the Retry-After seconds",
+            headers = @io.swagger.v3.oas.annotations.headers.Header(name = "Retry-After", description = "seconds"),
+            content = @Content(mediaType = "application/problem+json"))
     @PostMapping(value = "/api/v1/integrations/alertmanager", produces = MediaType.APPLICATION_JSON_VALUE)
     ObjectNode receive(@RequestBody JsonNode payload, @AuthenticationPrincipal CadrePrincipal principal) {
         if (!payload.isObject() || !payload.path("alerts").isArray()) {
@@ -98,6 +125,46 @@ class AlertmanagerController {
             }
             i++;
         }
-        return intake.accept(payload, principal == null ? "alertmanager" : principal.name());
+        int count = payload.path("alerts").size();
+        if (!limits.withinDeliveryCap(count)) {
+            throw new ApiProblem(
+                            HttpStatus.CONTENT_TOO_LARGE,
+                            "too-many-alerts",
+                            "Too many alerts in one delivery",
+                            count + " alerts in one delivery; at most "
+                                    + limits.settings().maxAlertsPerDelivery()
+                                    + " (cadre.integrations.alertmanager.max-alerts-per-delivery): set max_alerts: "
+                                    + limits.settings().maxAlertsPerDelivery() + " in Alertmanager's webhook_config")
+                    .with("maxAlertsPerDelivery", limits.settings().maxAlertsPerDelivery());
+        }
+        String key = principal == null ? "anonymous" : principal.keyId();
+        int reserved = 0;
+        int fresh = intake.newIncidents(payload);
+        switch (limits.admit(key, fresh)) {
+            case IntakeLimits.Admission.Admitted a -> reserved = a.reserved();
+            case IntakeLimits.Admission.RetryAfter r ->
+                throw new ApiProblem(
+                                HttpStatus.TOO_MANY_REQUESTS,
+                                "intake-rate-limited",
+                                "Too many new incidents",
+                                "this delivery would open " + fresh + " new incidents; key '"
+                                        + (principal == null ? "anonymous" : principal.name()) + "' may open "
+                                        + limits.settings().newIncidentsPerMinute()
+                                        + " per minute (cadre.integrations.alertmanager.new-incidents-per-minute)"
+                                        + " and has " + (long) Math.floor(r.available()) + " left now; retry after "
+                                        + r.seconds() + " s")
+                        .header(HttpHeaders.RETRY_AFTER, Long.toString(r.seconds()));
+        }
+        ObjectNode out = intake.accept(payload, principal == null ? "alertmanager" : principal.name());
+        int opened = 0;
+        for (JsonNode r : out.path("alerts")) {
+            String action = r.path("action").asString("");
+            limits.counted(action);
+            if (action.equals("incident-opened")) {
+                opened++;
+            }
+        }
+        limits.refund(key, reserved - opened);
+        return out;
     }
 }

@@ -22,12 +22,16 @@ import tools.jackson.databind.node.ObjectNode;
  * Turns Alertmanager webhook deliveries into incidents and triage runs: a firing alert opens (or
  * finds) the incident of its fingerprint; only the call that opened it starts a triage run, so the
  * same alert delivered again — Alertmanager repeats itself by design — starts nothing new and only
- * counts a sighting (which escalates after {@code cadre.incidents.escalate-after}). {@code resolved}
- * closes the incident.
+ * counts a sighting (which escalates after {@code cadre.incidents.escalate-after}); copies of one
+ * notification within {@code cadre.incidents.duplicate-window} count once. {@code resolved} closes
+ * the incident and ends its runs that wait for a human ({@link #RESOLVED_REASON}).
  */
 public final class AlertmanagerIntake {
 
     private static final Logger log = LoggerFactory.getLogger(AlertmanagerIntake.class);
+
+    /** Why the runs of a resolved incident that still wait for a human end. */
+    public static final String RESOLVED_REASON = "superseded: incident resolved";
 
     private final IncidentService incidents;
     private final RunService runs;
@@ -52,16 +56,41 @@ public final class AlertmanagerIntake {
         this.agent = agent;
     }
 
+    /**
+     * How many incidents the delivery would open if processed now: distinct fingerprints of its
+     * firing alerts that have no active incident (what the intake limits charge for).
+     */
+    public int newIncidents(JsonNode payload) {
+        java.util.Set<String> fresh = new java.util.HashSet<>();
+        for (JsonNode alert : payload.path("alerts")) {
+            String status = alert.path("status").asString(payload.path("status").asString("firing"));
+            if (status.equals("resolved")) {
+                continue;
+            }
+            String fingerprint = "alertmanager:" + fingerprint(alert, labels(alert));
+            if (!fresh.contains(fingerprint)
+                    && incidents.findActive(fingerprint).isEmpty()) {
+                fresh.add(fingerprint);
+            }
+        }
+        return fresh.size();
+    }
+
+    private static Map<String, String> labels(JsonNode alert) {
+        Map<String, String> labels = new TreeMap<>();
+        alert.path("labels")
+                .properties()
+                .forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+        return labels;
+    }
+
     /** Handles one webhook delivery; answers what happened to each alert. */
     public ObjectNode accept(JsonNode payload, String principal) {
         ObjectNode out = json.createObjectNode();
         ArrayNode results = out.putArray("alerts");
         Writer writer = Writer.apiClient(principal);
         for (JsonNode alert : payload.path("alerts")) {
-            Map<String, String> labels = new TreeMap<>();
-            alert.path("labels")
-                    .properties()
-                    .forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+            Map<String, String> labels = labels(alert);
             String fingerprint = "alertmanager:" + fingerprint(alert, labels);
             String status = alert.path("status").asString(payload.path("status").asString("firing"));
             ObjectNode r = results.addObject();
@@ -75,7 +104,19 @@ public final class AlertmanagerIntake {
                                 + alert.path("endsAt").asString("") + ")",
                         writer);
                 r.put("action", resolved.isPresent() ? "incident-resolved" : "no-open-incident");
-                resolved.ifPresent(i -> r.put("incident", i.id()));
+                resolved.ifPresent(i -> {
+                    r.put("incident", i.id());
+                    // Its runs still waiting for a human wait for nothing now.
+                    ArrayNode ended = json.createArrayNode();
+                    for (String runId : i.runs()) {
+                        if (runs.endWaiting(runId, RESOLVED_REASON, principal)) {
+                            ended.add(runId);
+                        }
+                    }
+                    if (!ended.isEmpty()) {
+                        r.set("runsEnded", ended);
+                    }
+                });
                 continue;
             }
             String alertname = labels.getOrDefault("alertname", "alert");
@@ -90,12 +131,18 @@ public final class AlertmanagerIntake {
                             labels.getOrDefault("severity", "high"),
                             "alertmanager",
                             labels,
-                            summary.isEmpty() ? null : summary),
+                            summary.isEmpty() ? null : summary,
+                            deliveryKey(alert, status)),
                     writer,
                     null);
             Incident incident = opened.incident();
             r.put("incident", incident.id());
             r.put("occurrences", incident.occurrences());
+            if (opened.duplicate()) {
+                // A copy of a counted sighting, or (incident resolved) of the firing its resolve ended.
+                r.put("action", incident.active() ? "duplicate" : "stale");
+                continue;
+            }
             if (!opened.created()) {
                 r.put("action", opened.escalatedNow() ? "seen-again-escalated" : "seen-again");
                 continue;
@@ -124,6 +171,18 @@ public final class AlertmanagerIntake {
             r.put("runId", submitted.run().id());
         }
         return out;
+    }
+
+    /**
+     * What names one notification of an alert beside its fingerprint: when it started and its status.
+     * Alertmanager sends the same pair again on a retry, from each member of an HA pair, and on every
+     * {@code repeat_interval} while the alert keeps firing; the duplicate window tells those apart.
+     */
+    private static String deliveryKey(JsonNode alert, String status) {
+        String startsAt = alert.path("startsAt").asString("").strip();
+        // Bounded: the key is stored on the incident (an RFC 3339 time is about 30 characters).
+        return (startsAt.isEmpty() ? "-" : startsAt.length() > 64 ? startsAt.substring(0, 64) : startsAt) + " "
+                + (status.length() > 16 ? status.substring(0, 16) : status);
     }
 
     /** A label value as plain text in the platform's words: label-like characters only, at most 100. */

@@ -53,6 +53,12 @@ class GaugeMetrics implements MeterBinder {
                 .description("Age of the oldest approval request still pending (0 when none); cluster-wide")
                 .baseUnit("seconds")
                 .register(registry);
+        // The queue's age beside its depth: how long the oldest accepted run has waited to start.
+        Gauge.builder("cadre.runs.oldest.submitted.age", this, g -> g.ageOf(g.runs.oldestCreatedAt("submitted")))
+                .description(
+                        "Age of the oldest run still waiting to start (status submitted; 0 when none); cluster-wide")
+                .baseUnit("seconds")
+                .register(registry);
         Gauge.builder("cadre.runs.oldest.working.age", this, g -> g.ageOf(g.runs.oldestCreatedAt("working")))
                 .description("Age of the oldest run in status working (0 when none); cluster-wide")
                 .baseUnit("seconds")

@@ -52,6 +52,11 @@ public final class RunExecutor {
     private final Map<String, Boolean> claimed = new ConcurrentHashMap<>();
     /** Runs stopped because they passed their deadline: they end failed (TIMEOUT_ERROR), not canceled. */
     private final java.util.Set<String> pastDeadline = ConcurrentHashMap.newKeySet();
+    /**
+     * Runs told to end because what they wait about is over (their incident resolved), with the
+     * reason: they end completed with it, not rejected or canceled.
+     */
+    private final Map<String, String> endings = new ConcurrentHashMap<>();
 
     private final String instanceId;
     private final java.time.Duration leaseTtl;
@@ -161,6 +166,11 @@ public final class RunExecutor {
                     added.put("status", "failed");
                     EventJson.putFailure(added, deadlineFailure(run));
                     events.append(err, added);
+                } else if (event instanceof AgentEvent.Error err
+                        && err.meta().isMainStream()
+                        && endings.containsKey(runId)) {
+                    // Told to end (its incident resolved): the run's last event is its answer.
+                    events.append(new AgentEvent.Done(err.meta(), endings.get(runId), err.usage(), err.iterations()));
                 } else if (event instanceof AgentEvent.Status st
                         && st.meta().isMainStream()
                         && st.message().startsWith("iteration ")) {
@@ -173,6 +183,11 @@ public final class RunExecutor {
                 }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
+                        String ending = endings.get(runId);
+                        if (ending != null) {
+                            // Told to end: a question asked after that is answered at once, refused.
+                            approvals.supersedePendingOfRun(runId, ending, "system");
+                        }
                         if (waitingForHumans.incrementAndGet() == 1) {
                             store.transition(runId, EnumSet.of(RunStatus.WORKING), RunStatus.INPUT_REQUIRED);
                             // A human may take hours: the slot goes to the next run meanwhile.
@@ -258,6 +273,7 @@ public final class RunExecutor {
                 watchdog.interrupt();
             }
             pastDeadline.remove(runId);
+            endings.remove(runId);
             active.remove(runId);
             events.release(runId);
         }
@@ -345,6 +361,18 @@ public final class RunExecutor {
         return true;
     }
 
+    /**
+     * Marks a run executing here to end completed with {@code reason} when it stops (its waiting
+     * approvals are then closed by the caller); false when it is not executing on this instance.
+     */
+    boolean endLocal(String runId, String reason) {
+        if (!active.containsKey(runId)) {
+            return false;
+        }
+        endings.put(runId, reason);
+        return true;
+    }
+
     public boolean isActive(String runId) {
         return claimed.containsKey(runId);
     }
@@ -427,6 +455,25 @@ public final class RunExecutor {
         listeners.forEach(l -> l.finished(run, outcome, RunStatus.FAILED));
     }
 
+    private static String endedResult(String reason, RunOutcome outcome) {
+        String text = outcome.status() == dev.cadre.agent.OutcomeStatus.OK ? outcome.finalText() : null;
+        return text == null || text.isBlank() ? reason : reason + "\n\n" + text;
+    }
+
+    /** The {@code done} event of a run ended completed with {@code reason} while nobody executed it here. */
+    void endedWithoutExecuting(RunRecord run, String reason) {
+        ObjectNode data = JsonNodeFactory.instance.objectNode();
+        data.put("type", "done");
+        data.put("runId", run.id());
+        data.put("sessionId", run.id());
+        data.putNull("parentSessionId");
+        data.put("agent", run.agent());
+        data.put("text", reason);
+        data.put("iterations", run.iterations());
+        events.append(run.id(), "done", true, run.id(), null, data, java.time.Instant.now());
+        events.signal();
+    }
+
     /** Why a run past its deadline failed. */
     static Failure deadlineFailure(RunRecord run) {
         return new Failure(
@@ -437,22 +484,31 @@ public final class RunExecutor {
 
     private void finish(RunStore.Lease lease, RunRecord run, RunOutcome outcome) {
         boolean late = outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED && pastDeadline.contains(run.id());
+        String ending = endings.get(run.id());
+        // Told to end (its waits were answered with the reason): it ends completed and its answer
+        // starts with the reason; a run that failed meanwhile stays failed.
+        boolean ended = ending != null
+                && (outcome.status() == dev.cadre.agent.OutcomeStatus.OK
+                        || outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED
+                        || outcome.status() == dev.cadre.agent.OutcomeStatus.DENIED);
         RunStatus status = late
                 ? RunStatus.FAILED
-                : switch (outcome.status()) {
-                    case OK -> RunStatus.COMPLETED;
-                    case CANCELLED -> RunStatus.CANCELED;
-                    case DENIED -> RunStatus.REJECTED;
-                    case FAILED, TIMEOUT, BUDGET_EXCEEDED -> RunStatus.FAILED;
-                };
-        Failure f = late ? deadlineFailure(run) : outcome.failure();
+                : ended
+                        ? RunStatus.COMPLETED
+                        : switch (outcome.status()) {
+                            case OK -> RunStatus.COMPLETED;
+                            case CANCELLED -> RunStatus.CANCELED;
+                            case DENIED -> RunStatus.REJECTED;
+                            case FAILED, TIMEOUT, BUDGET_EXCEEDED -> RunStatus.FAILED;
+                        };
+        Failure f = late ? deadlineFailure(run) : ended ? null : outcome.failure();
         ArrayNode tools = JsonNodeFactory.instance.arrayNode();
         outcome.toolsCalled().forEach(tools::add);
         boolean recorded = store.finish(
                 lease,
                 run.id(),
                 status,
-                outcome.finalText(),
+                ended ? endedResult(ending, outcome) : outcome.finalText(),
                 f == null ? null : f.category().name(),
                 f == null ? null : f.code(),
                 f == null ? null : f.message(),

@@ -313,6 +313,42 @@ public final class RunService {
     }
 
     /**
+     * Ends a run that waits for a human about something that is over (its incident resolved): its
+     * pending approvals are closed as superseded with {@code reason} and it ends {@code completed}
+     * with that reason as its answer, audited. A run that is not waiting for a human is left alone
+     * (a working run finds its incident resolved at its next step). True when the run was ended.
+     */
+    public boolean endWaiting(String id, String reason, String actor) {
+        RunRecord run = store.find(id).orElse(null);
+        if (run == null || run.status() != RunStatus.INPUT_REQUIRED) {
+            return false;
+        }
+        audit.record(actor, "run.end", id, "agent=" + run.agent() + " status=completed reason=" + reason);
+        if (!executor.endLocal(id, reason)) {
+            // Interrupted, or waiting on another instance (whose heartbeat sees the run ended and
+            // stops it there): end it here.
+            if (store.finish(
+                    null,
+                    id,
+                    RunStatus.COMPLETED,
+                    reason,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    run.inputTokens(),
+                    run.outputTokens(),
+                    run.iterations())) {
+                executor.endedWithoutExecuting(run, reason);
+            }
+        }
+        approvals.supersedePendingOfRun(id, reason, actor);
+        log.info("Run {} ({}) ended: {}", id, run.agent(), reason);
+        return true;
+    }
+
+    /**
      * Picks up runs left unfinished: at start-up those a previous process (of this instance) left,
      * later any whose executor stopped renewing its lease. Each resumes from its last checkpoint
      * (or starts again if it never got one), at most {@code maxResumes} times; after that, or when

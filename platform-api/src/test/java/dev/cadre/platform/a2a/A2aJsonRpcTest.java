@@ -115,6 +115,57 @@ class A2aJsonRpcTest {
         assertThat(task.get("metadata").get("agent").asString()).isEqualTo("ops-orchestrator");
     }
 
+    /** A 0.3 {@code message/send} params object; {@code extra} continues after the message. */
+    private static String send03(String agent, String text, String extra) {
+        return "{\"message\":{\"kind\":\"message\",\"messageId\":\"" + UUID.randomUUID()
+                + "\",\"role\":\"user\",\"parts\":[{\"kind\":\"text\",\"text\":" + Api.json(text)
+                + "}],\"metadata\":{\"agent\":\"" + agent + "\"}}" + extra + "}";
+    }
+
+    // Issue 26 item 4: the A2A JS SDK 1.3.0 got SUBMITTED after 82 ms from a SendMessage without configuration.
+    @Test
+    void sendMessage_withoutConfiguration_waitsForTheFinishedTask_asA2a1_0Says() {
+        JsonNode task = rpc(request("SendMessage", send("ops-orchestrator", "check host web-5", "}")))
+                .json()
+                .get("result")
+                .get("task");
+        assertThat(task.get("status").get("state").asString())
+                .as(task.toString())
+                .isEqualTo("TASK_STATE_COMPLETED");
+        assertThat(task.get("artifacts").get(0).get("parts").get(0).get("text").asString())
+                .contains("Host check finished");
+    }
+
+    @Test
+    void sendMessage_returnImmediately_answersAtOnce() {
+        JsonNode task = rpc(request(
+                        "SendMessage",
+                        send("slow", "think long (at once)", "},\"configuration\":{\"returnImmediately\":true}")))
+                .json()
+                .get("result")
+                .get("task");
+        assertThat(task.get("status").get("state").asString()).isIn("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING");
+        rpc(request("CancelTask", "{\"id\":\"" + task.get("id").asString() + "\"}"));
+    }
+
+    @Test
+    void messageSend_0_3_waitsUnlessBlockingIsFalse() {
+        JsonNode settled = rpc(request("message/send", send03("ops-orchestrator", "check host web-6", "")))
+                .json()
+                .get("result");
+        assertThat(settled.get("kind").asString()).isEqualTo("task");
+        assertThat(settled.get("status").get("state").asString())
+                .as(settled.toString())
+                .isEqualTo("completed");
+
+        JsonNode atOnce = rpc(request(
+                        "message/send", send03("slow", "think long (0.3)", ",\"configuration\":{\"blocking\":false}")))
+                .json()
+                .get("result");
+        assertThat(atOnce.get("status").get("state").asString()).isIn("submitted", "working");
+        rpc(request("CancelTask", "{\"id\":\"" + atOnce.get("id").asString() + "\"}"));
+    }
+
     @Test
     void sendStreamingMessage_streamsStreamResponses_untilTheTerminalStatus() {
         var r = rpc(request("SendStreamingMessage", send("ops-orchestrator", "stream check web-3", "}")));
@@ -211,7 +262,9 @@ class A2aJsonRpcTest {
 
     @Test
     void subscribeToTask_andCancelTask_ofASlowTask() throws Exception {
-        JsonNode task = rpc(request("SendMessage", send("slow", "think long (1.0)", "}")))
+        JsonNode task = rpc(request(
+                        "SendMessage",
+                        send("slow", "think long (1.0)", "},\"configuration\":{\"returnImmediately\":true}")))
                 .json()
                 .get("result")
                 .get("task");

@@ -51,7 +51,7 @@ class A2aTaskPagingTest {
     private String send(String contextId) {
         String params = "{\"message\":{\"messageId\":\"" + UUID.randomUUID() + "\",\"role\":\"ROLE_USER\""
                 + (contextId == null ? "" : ",\"contextId\":\"" + contextId + "\"")
-                + ",\"parts\":[{\"text\":\"check host db-1\"}]}}";
+                + ",\"parts\":[{\"text\":\"check host db-1\"}]},\"configuration\":{\"returnImmediately\":true}}";
         JsonNode body = api.post(
                         "/a2a",
                         Api.ADMIN_KEY,

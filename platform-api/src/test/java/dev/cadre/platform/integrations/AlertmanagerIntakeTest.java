@@ -54,8 +54,9 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
                 .contains("Triage alert HostHighCpu")
                 .contains(incident);
 
+        // Alertmanager's retry (or its HA peer's copy) of the same notification: no new sighting.
         JsonNode again = post(payload("firing", fp));
-        assertThat(again.get("action").asString()).isEqualTo("seen-again");
+        assertThat(again.get("action").asString()).isEqualTo("duplicate");
         assertThat(again.get("incident").asString()).isEqualTo(incident);
         assertThat(again.has("runId")).isFalse();
         assertThat(incidents.get(incident).orElseThrow().runs()).containsExactly(runId);
@@ -69,7 +70,13 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
         assertThat(resolved.get("action").asString()).isEqualTo("incident-resolved");
         assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("resolved");
 
-        JsonNode refired = post(payload("firing", fp));
+        // The firing the resolve ended, delivered late (deliveries overtake each other): stale.
+        JsonNode late = post(payload("firing", fp));
+        assertThat(late.get("action").asString()).isEqualTo("stale");
+        assertThat(late.get("incident").asString()).isEqualTo(incident);
+
+        // The alert fires again: a new startsAt, a new incident.
+        JsonNode refired = post(payload("firing", fp).replace("2026-05-08T03:00:00Z", "2026-05-08T04:00:00Z"));
         assertThat(refired.get("action").asString()).isEqualTo("incident-opened");
         assertThat(refired.get("incident").asString()).isNotEqualTo(incident);
         api.post("/api/v1/runs/" + refired.get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
@@ -98,12 +105,65 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
                 .orElseThrow()
                 .get("runId")
                 .asString();
+        // Six copies of one notification are one sighting (issue 26: they used to be six, and escalate).
         assertThat(incidents
                         .get(answers.getFirst().get("incident").asString())
                         .orElseThrow()
                         .occurrences())
-                .isEqualTo(6);
+                .isEqualTo(1);
+        assertThat(answers.stream().filter(a -> a.get("action").asString().equals("duplicate")))
+                .hasSize(5);
         api.post("/api/v1/runs/" + runId + "/cancel", Api.ADMIN_KEY, null);
+    }
+
+    @Test
+    void fiveCopiesOfOneNotification_areOneSighting_notAnEscalation() {
+        String fp = "c0pies" + UUID.randomUUID().toString().substring(0, 8);
+        List<JsonNode> answers = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            answers.add(post(payload("firing", fp)));
+        }
+        String incident = answers.getFirst().get("incident").asString();
+        assertThat(answers)
+                .extracting(a -> a.get("action").asString())
+                .containsExactly("incident-opened", "duplicate", "duplicate", "duplicate", "duplicate");
+        assertThat(incidents.get(incident).orElseThrow().occurrences()).isEqualTo(1);
+        assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("open");
+        assertThat(deliveries("escalate")).isZero();
+        api.post("/api/v1/runs/" + answers.getFirst().get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
+    }
+
+    @Test
+    void resolvedWhileItsTriageRunWaitsForApproval_supersedesTheApproval_andCompletesTheRun() {
+        String fp = "res0lve" + UUID.randomUUID().toString().substring(0, 8);
+        JsonNode opened = post(payload("firing", fp));
+        String runId = opened.get("runId").asString();
+        awaitStatus(runId, "input-required");
+        List<JsonNode> pending = pendingApprovals(runId);
+        assertThat(pending).hasSize(1);
+        String approvalId = pending.getFirst().get("id").asString();
+
+        JsonNode resolved = post(payload("resolved", fp));
+        assertThat(resolved.get("action").asString()).isEqualTo("incident-resolved");
+        assertThat(resolved.get("runsEnded").valueStream().map(JsonNode::asString))
+                .containsExactly(runId);
+
+        JsonNode run = awaitStatus(runId, "completed|failed|canceled|rejected");
+        assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
+        assertThat(run.get("result").asString()).startsWith("superseded: incident resolved");
+        JsonNode approval =
+                api.get("/api/v1/approvals/" + approvalId, Api.ADMIN_KEY).json();
+        assertThat(approval.get("status").asString()).isEqualTo("superseded");
+        assertThat(approval.get("comment").asString()).isEqualTo("superseded: incident resolved");
+        // Deciding it afterwards is refused: nothing waits for it any more.
+        assertThat(api.post("/api/v1/approvals/" + approvalId + "/approve", Api.ADMIN_KEY, "{}")
+                        .status())
+                .isEqualTo(409);
+        String events =
+                api.get("/api/v1/runs/" + runId + "/events", Api.ADMIN_KEY).body();
+        assertThat(events).contains("\"type\":\"done\"").contains("superseded: incident resolved");
+        String audit = api.get("/api/v1/audit?limit=200", Api.ADMIN_KEY).body();
+        assertThat(audit).contains("run.end").contains("approval.supersede").contains(runId);
     }
 
     @Test

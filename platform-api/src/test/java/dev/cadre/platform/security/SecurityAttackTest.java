@@ -41,7 +41,11 @@ import tools.jackson.databind.JsonNode;
             "cadre.security.rate-limit.burst=40",
             "cadre.sse.max-streams-per-key=2",
             "cadre.sse.idle-timeout=PT5S",
-            "server.forward-headers-strategy=native"
+            "server.forward-headers-strategy=native",
+            // Issue 23 finding 7: small intake caps so one test can hit both.
+            "cadre.integrations.alertmanager.max-alerts-per-delivery=4",
+            "cadre.integrations.alertmanager.new-incidents-per-minute=6",
+            "cadre.integrations.alertmanager.agent=triage"
         })
 @ExtendWith(OutputCaptureExtension.class)
 class SecurityAttackTest {
@@ -262,6 +266,71 @@ class SecurityAttackTest {
                         .header("Accept", "text/event-stream")
                         .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    /** An Alertmanager delivery of alerts {@code from} to {@code to} (inclusive) of the series {@code series}. */
+    private static String alerts(String series, int from, int to) {
+        StringBuilder alerts = new StringBuilder();
+        for (int i = from; i <= to; i++) {
+            alerts.append(i == from ? "" : ",")
+                    .append("{\"status\":\"firing\",\"labels\":{\"alertname\":\"Flood\",\"instance\":\"host-")
+                    .append(i)
+                    .append("\"},\"startsAt\":\"2026-12-05T03:00:00Z\",\"fingerprint\":\"")
+                    .append(series)
+                    .append('-')
+                    .append(i)
+                    .append("\"}");
+        }
+        return "{\"version\":\"4\",\"status\":\"firing\",\"alerts\":[" + alerts + "]}";
+    }
+
+    private static List<String> actions(Api.Response r) {
+        return r.json()
+                .get("alerts")
+                .valueStream()
+                .map(a -> a.get("action").asString())
+                .toList();
+    }
+
+    // Issue 23, finding 7: one 4 KB delivery opened 30 incidents, 30 runs and 30 approvals in 2 s.
+    @Test
+    void finding7_oneDeliveryCannotFanOutWithoutBound_andAKeyOpensAtMostItsRateOfIncidents() {
+        String intake = newKey("intake").get("secret").asString();
+        String series = "flood-" + UUID.randomUUID();
+        String path = "/api/v1/integrations/alertmanager";
+
+        // Five alerts in one delivery, over the cap of 4: refused whole, nothing opened.
+        var tooMany = api.post(path, intake, alerts(series, 0, 4));
+        assertThat(tooMany.status()).as(tooMany.body()).isEqualTo(413);
+        assertThat(tooMany.json().get("type").asString()).isEqualTo("urn:cadre:problem:too-many-alerts");
+        assertThat(tooMany.json().get("detail").asString()).contains("max_alerts: 4");
+
+        // Four of them now open four incidents: the refused delivery left nothing half-written.
+        var first = api.post(path, intake, alerts(series, 0, 3));
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        assertThat(actions(first)).containsOnly("incident-opened").hasSize(4);
+
+        // Three more new ones: the key has 2 of its 6 per minute left, so the whole delivery waits.
+        var over = api.post(path, intake, alerts(series, 4, 6));
+        assertThat(over.status()).as(over.body()).isEqualTo(429);
+        assertThat(over.json().get("type").asString()).isEqualTo("urn:cadre:problem:intake-rate-limited");
+        assertThat(Long.parseLong(over.header("Retry-After"))).isBetween(1L, 60L);
+
+        // Repeats of open incidents cost nothing; two new ones still fit.
+        assertThat(actions(api.post(path, intake, alerts(series, 0, 3))))
+                .containsOnly("duplicate")
+                .hasSize(4);
+        var two = api.post(path, intake, alerts(series, 4, 5));
+        assertThat(two.status()).as(two.body()).isEqualTo(200);
+        assertThat(actions(two)).containsOnly("incident-opened").hasSize(2);
+        assertThat(api.post(path, intake, alerts(series, 6, 6)).status()).isEqualTo(429);
+
+        String scrape = api.get("/actuator/prometheus", Api.ADMIN_KEY).body();
+        assertThat(scrape)
+                .contains("cadre_intake_rejections_total{reason=\"too-many-alerts\"} 1.0")
+                .contains("cadre_intake_rejections_total{reason=\"rate-limited\"} 2.0")
+                .contains("cadre_intake_alerts_total{outcome=\"incident-opened\"} 6.0")
+                .contains("cadre_intake_alerts_total{outcome=\"duplicate\"} 4.0");
     }
 
     @Test

@@ -1,0 +1,69 @@
+package dev.cadre.platform.incidents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.cadre.memory.JdbcSharedMemory;
+import dev.cadre.memory.MemoryOptions;
+import dev.cadre.memory.MemorySchema;
+import dev.cadre.memory.testing.ExternalServices;
+import dev.cadre.memory.testing.TestDatabases;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Copies of one notification delivered at once to two platform instances (an Alertmanager HA pair
+ * each sending to another instance) on one PostgreSQL: one sighting. Each "instance" has its own
+ * memory backend and pool on a schema of its own.
+ */
+class IncidentSightingsPostgresIT {
+
+    private static ExternalServices.Postgres schema;
+    private static HikariDataSource poolA;
+    private static HikariDataSource poolB;
+
+    @BeforeAll
+    static void createSchema() {
+        schema = ExternalServices.postgres().freshSchema("incident_sightings");
+        poolA = TestDatabases.pool(schema, 4);
+        poolB = TestDatabases.pool(schema, 4);
+        MemorySchema.migrate(poolA);
+    }
+
+    @AfterAll
+    static void dropSchema() {
+        poolA.close();
+        poolB.close();
+        schema.dropSchema();
+    }
+
+    @Test
+    void copiesDeliveredToTwoInstancesAtOnce_areOneSighting() throws Exception {
+        IncidentService a = instance(poolA);
+        IncidentService b = instance(poolB);
+        for (int round = 0; round < 5; round++) {
+            List<IncidentService> eight = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                eight.add(a);
+                eight.add(b);
+            }
+            assertThat(IncidentSightingsTest.concurrently(eight, "pg-pair-" + round))
+                    .as("round " + round)
+                    .isEqualTo(1);
+        }
+    }
+
+    private static IncidentService instance(HikariDataSource pool) {
+        return new IncidentService(
+                new JdbcSharedMemory(pool, MemoryOptions.defaults()),
+                JsonMapper.builder().build(),
+                Clock.systemUTC(),
+                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10)));
+    }
+}
