@@ -2,6 +2,8 @@ package dev.cadre.agent;
 
 import dev.cadre.agent.model.ModelPort;
 import dev.cadre.agent.model.ModelResolver;
+import dev.cadre.agent.model.ToolDefinition;
+import dev.cadre.agent.tool.JsonSchemas;
 import dev.cadre.agent.tool.ToolRegistry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The validated set of agents a runner can start: every spec with its resolved model port and its
@@ -21,6 +24,16 @@ import java.util.Set;
  * the agent and the field.
  */
 public final class AgentTree {
+
+    /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
+    public static final JsonNode WORKER_ARGUMENTS = JsonSchemas.parse("""
+            {"type":"object","properties":{
+              "task":{"type":"string","minLength":1,"description":"The self-contained task for the worker."},
+              "context":{"type":"string","description":"Optional background facts or constraints."},
+              "memory_keys":{"type":"array","items":{"type":"string"},
+                "description":"Optional shared-memory keys the worker receives as read-only inputs."}},
+             "required":["task"],"additionalProperties":false}
+            """);
 
     private final Map<String, AgentSpec> specs;
     private final Map<String, ModelPort> models;
@@ -128,6 +141,20 @@ public final class AgentTree {
     public ToolRegistry tools(String name) {
         spec(name);
         return tools.get(name);
+    }
+
+    /**
+     * What an agent's model is told: its whitelisted tools, then, when it may delegate, one worker
+     * tool per worker, named after the worker and described by its description.
+     */
+    public List<ToolDefinition> definitions(String name, boolean withWorkers) {
+        List<ToolDefinition> defs = new ArrayList<>(tools(name).definitions());
+        if (withWorkers) {
+            for (String worker : spec(name).workers()) {
+                defs.add(new ToolDefinition(worker, spec(worker).description(), WORKER_ARGUMENTS));
+            }
+        }
+        return List.copyOf(defs);
     }
 
     /** All agent names. */

@@ -10,8 +10,6 @@ import dev.cadre.agent.run.RunLimits;
 import dev.cadre.agent.run.SharedInputs;
 import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
-import dev.cadre.agent.tool.JsonSchemas;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,14 +31,7 @@ public record Runtime(
         Map<String, List<ToolDefinition>> definitionCache) {
 
     /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
-    public static final JsonNode DELEGATION_SCHEMA = JsonSchemas.parse("""
-            {"type":"object","properties":{
-              "task":{"type":"string","minLength":1,"description":"The self-contained task for the worker."},
-              "context":{"type":"string","description":"Optional background facts or constraints."},
-              "memory_keys":{"type":"array","items":{"type":"string"},
-                "description":"Optional shared-memory keys the worker receives as read-only inputs."}},
-             "required":["task"],"additionalProperties":false}
-            """);
+    public static final JsonNode DELEGATION_SCHEMA = AgentTree.WORKER_ARGUMENTS;
 
     public Runtime {
         definitionCache = new ConcurrentHashMap<>(definitionCache);
@@ -49,14 +40,6 @@ public record Runtime(
     /** The tools an agent's model is told about: its whitelist, plus its workers when it may delegate. */
     public List<ToolDefinition> definitions(AgentSpec spec, boolean canDelegate) {
         String key = spec.name() + (canDelegate ? "+workers" : "");
-        return definitionCache.computeIfAbsent(key, k -> {
-            List<ToolDefinition> defs = new ArrayList<>(tree.tools(spec.name()).definitions());
-            if (canDelegate) {
-                for (String worker : spec.workers()) {
-                    defs.add(new ToolDefinition(worker, tree.spec(worker).description(), DELEGATION_SCHEMA));
-                }
-            }
-            return List.copyOf(defs);
-        });
+        return definitionCache.computeIfAbsent(key, k -> tree.definitions(spec.name(), canDelegate));
     }
 }
