@@ -62,7 +62,8 @@ class LlamaServerProviderIT {
             // ./test sets both, or sets CADRE_TEST_SKIP_LLAMA after saying so; nothing skips silently.
             Assumptions.assumeTrue(
                     System.getenv("CADRE_TEST_SKIP_LLAMA") == null,
-                    "llama.cpp tests skipped on request (CADRE_TEST_SKIP_LLAMA): " + System.getenv("CADRE_TEST_SKIP_LLAMA"));
+                    "llama.cpp tests skipped on request (CADRE_TEST_SKIP_LLAMA): "
+                            + System.getenv("CADRE_TEST_SKIP_LLAMA"));
             throw new IllegalStateException("CADRE_TEST_LLAMA_SERVER and CADRE_TEST_LLAMA_MODEL are not set: run"
                     + " `eval \"$(test-peers/llama-server.sh --env)\"` first (./test does), or set"
                     + " CADRE_TEST_SKIP_LLAMA=<reason> to skip these tests on purpose");
@@ -98,8 +99,8 @@ class LlamaServerProviderIT {
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (true) {
             if (!server.isAlive()) {
-                throw new IllegalStateException("llama-server exited with " + server.exitValue() + ": "
-                        + Files.readString(log.toPath()));
+                throw new IllegalStateException(
+                        "llama-server exited with " + server.exitValue() + ": " + Files.readString(log.toPath()));
             }
             try {
                 HttpResponse<String> health = http.send(
@@ -113,7 +114,8 @@ class LlamaServerProviderIT {
                 // the port opens a moment after the process starts
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("llama-server not healthy after 2 min: " + Files.readString(log.toPath()));
+                throw new IllegalStateException(
+                        "llama-server not healthy after 2 min: " + Files.readString(log.toPath()));
             }
             Thread.sleep(200);
         }
@@ -180,7 +182,8 @@ class LlamaServerProviderIT {
 
     /** The usage of the run's {@code done} event, replayed from the store. */
     private static JsonNode doneUsage(Api api, String runId) {
-        String events = api.get("/api/v1/runs/" + runId + "/events", Api.ADMIN_KEY).body();
+        String events =
+                api.get("/api/v1/runs/" + runId + "/events", Api.ADMIN_KEY).body();
         String name = null;
         for (String line : events.split("\n")) {
             if (line.startsWith("event:")) {
