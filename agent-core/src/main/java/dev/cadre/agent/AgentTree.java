@@ -2,6 +2,7 @@ package dev.cadre.agent;
 
 import dev.cadre.agent.model.ModelPort;
 import dev.cadre.agent.model.ModelResolver;
+import dev.cadre.agent.model.ToolDefinition;
 import dev.cadre.agent.tool.JsonSchemas;
 import dev.cadre.agent.tool.ToolRegistry;
 import java.util.ArrayDeque;
@@ -23,6 +24,16 @@ import tools.jackson.databind.JsonNode;
  * the agent and the field.
  */
 public final class AgentTree {
+
+    /** The arguments every worker tool takes: {@code {task, context?, memory_keys?}}. */
+    private static final JsonNode WORKER_ARGUMENTS = JsonSchemas.parse("""
+            {"type":"object","properties":{
+              "task":{"type":"string","minLength":1,"description":"The self-contained task for the worker."},
+              "context":{"type":"string","description":"Optional background facts or constraints."},
+              "memory_keys":{"type":"array","items":{"type":"string"},
+                "description":"Optional shared-memory keys the worker receives as read-only inputs."}},
+             "required":["task"],"additionalProperties":false}
+            """);
 
     private final Map<String, AgentSpec> specs;
     private final Map<String, ModelPort> models;
@@ -137,17 +148,22 @@ public final class AgentTree {
      * model is shown each of its workers. A fresh copy per call.
      */
     public static JsonNode workerToolSchema() {
-        return WORKER_TOOL_SCHEMA.deepCopy();
+        return WORKER_ARGUMENTS.deepCopy();
     }
 
-    private static final JsonNode WORKER_TOOL_SCHEMA = JsonSchemas.parse("""
-            {"type":"object","properties":{
-              "task":{"type":"string","minLength":1,"description":"The self-contained task for the worker."},
-              "context":{"type":"string","description":"Optional background facts or constraints."},
-              "memory_keys":{"type":"array","items":{"type":"string"},
-                "description":"Optional shared-memory keys the worker receives as read-only inputs."}},
-             "required":["task"],"additionalProperties":false}
-            """);
+    /**
+     * What an agent's model is told: its whitelisted tools, then, when it may delegate, one worker
+     * tool per worker, named after the worker and described by its description.
+     */
+    public List<ToolDefinition> definitions(String name, boolean withWorkers) {
+        List<ToolDefinition> defs = new ArrayList<>(tools(name).definitions());
+        if (withWorkers) {
+            for (String worker : spec(name).workers()) {
+                defs.add(new ToolDefinition(worker, spec(worker).description(), WORKER_ARGUMENTS));
+            }
+        }
+        return List.copyOf(defs);
+    }
 
     /** All agent names. */
     public Set<String> names() {

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * The model's answer: text and/or tool calls, the tokens it cost, and whether the output was cut
  * short by {@link ModelRequest#maxOutputTokens()} (which the loop treats as budget exhaustion).
  *
- * @param cost what the call cost in the price table's currency (0 when the model has no price)
+ * @param cost what the call cost in the price table's currency, rounded to its micro-unit (0 when
+ *     the model has no price)
  * @param fallback when a fallback model answered because the configured one was unavailable: which
  *     and why, e.g. {@code openai:gpt-4o unavailable (provider_circuit_open); answered by ollama:llama3};
  *     the loop records it in the run
@@ -25,6 +26,7 @@ public record ModelResponse(
         @Nullable ModelRef answeredBy) {
     public ModelResponse {
         toolCalls = List.copyOf(toolCalls);
+        cost = Costs.round(cost);
     }
 
     /** An answer of the model asked for, with its cost and fallback note. */

@@ -54,6 +54,13 @@ public final class CheckpointCodec {
         ObjectNode usage = root.putObject("usage");
         usage.put("inputTokens", checkpoint.usage().inputTokens());
         usage.put("outputTokens", checkpoint.usage().outputTokens());
+        // Written only when there are any, so checkpoints without prompt caching keep their old form.
+        if (checkpoint.usage().cacheReadTokens() > 0) {
+            usage.put("cacheReadTokens", checkpoint.usage().cacheReadTokens());
+        }
+        if (checkpoint.usage().cacheWriteTokens() > 0) {
+            usage.put("cacheWriteTokens", checkpoint.usage().cacheWriteTokens());
+        }
         root.put("elapsedMillis", checkpoint.elapsedMillis());
         ObjectNode counters = root.putObject("subagentCounters");
         checkpoint.subagentCounters().entrySet().stream()
@@ -106,7 +113,9 @@ public final class CheckpointCodec {
                 root.path("iterations").asInt(0),
                 new TokenUsage(
                         usage.path("inputTokens").asLong(0),
-                        usage.path("outputTokens").asLong(0)),
+                        usage.path("outputTokens").asLong(0),
+                        usage.path("cacheReadTokens").asLong(0),
+                        usage.path("cacheWriteTokens").asLong(0)),
                 root.path("elapsedMillis").asLong(0),
                 counters,
                 root.path("nextSequence").asLong(1),

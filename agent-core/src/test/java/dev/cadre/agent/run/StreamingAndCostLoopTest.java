@@ -128,6 +128,73 @@ class StreamingAndCostLoopTest {
     }
 
     @Test
+    void cachedInputTokens_countInTheInput_areReportedApart_andCostsStayInMicroUnits() throws Exception {
+        // Anthropic-like turns: most of the prompt read from the cache, some written to it; the port's
+        // prices come unrounded, as a sum of doubles does (2.5 and 10 per million: 0.0010524999999999998).
+        java.util.concurrent.atomic.AtomicInteger turn = new java.util.concurrent.atomic.AtomicInteger();
+        ModelPort cached = request -> turn.getAndIncrement() == 0
+                ? new ModelResponse(
+                        null,
+                        List.of(new ToolCall("x", "echo", Fixtures.json("{}"))),
+                        new TokenUsage(3023, 52, 2900, 120),
+                        false,
+                        1 * 2.5 / 1_000_000.0 + 105 * 10 / 1_000_000.0,
+                        null)
+                : new ModelResponse("done", List.of(), new TokenUsage(3100, 10, 3000, 0), false, 0.000123, null);
+
+        RunOutcome outcome = run(cached, echo(), RunRequest.of("run-k", "solo", "hi"), "echo");
+
+        assertThat(outcome.usage()).isEqualTo(new TokenUsage(6123, 62, 5900, 120));
+        assertThat(events.stream()
+                        .filter(AgentEvent.Done.class::isInstance)
+                        .map(e -> ((AgentEvent.Done) e).usage())
+                        .toList())
+                .containsExactly(new TokenUsage(6123, 62, 5900, 120));
+        List<SpanData> chats = exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("chat m"))
+                .toList();
+        assertThat(chats).hasSize(2);
+        var first = chats.getFirst().getAttributes();
+        assertThat(first.get(AttributeKey.longKey("gen_ai.usage.input_tokens"))).isEqualTo(3023L);
+        assertThat(first.get(AttributeKey.longKey("gen_ai.usage.cache_read.input_tokens")))
+                .isEqualTo(2900L);
+        assertThat(first.get(AttributeKey.longKey("gen_ai.usage.cache_creation.input_tokens")))
+                .isEqualTo(120L);
+        assertThat(first.get(AttributeKey.doubleKey("cadre.cost"))).isEqualTo(0.001052);
+        var second = chats.get(1).getAttributes();
+        assertThat(second.get(AttributeKey.longKey("gen_ai.usage.cache_read.input_tokens")))
+                .isEqualTo(3000L);
+        assertThat(second.get(AttributeKey.longKey("gen_ai.usage.cache_creation.input_tokens")))
+                .isNull();
+        SpanData agentSpan = exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("invoke_agent solo"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(agentSpan.getAttributes().get(AttributeKey.longKey("gen_ai.usage.cache_read.input_tokens")))
+                .isEqualTo(5900L);
+    }
+
+    @Test
+    void aLedgerOfManySmallCosts_sumsInMicroUnits() {
+        var ledger = new dev.cadre.agent.run.internal.CostLedger(null, 0);
+        double doubles = 0;
+        for (int i = 0; i < 10; i++) {
+            ledger.charge(0.000123);
+            doubles += 0.000123;
+        }
+        assertThat(Double.toString(doubles)).isEqualTo("0.0012300000000000004");
+        assertThat(Double.toString(ledger.spent())).isEqualTo("0.00123");
+    }
+
+    @Test
+    void tokenUsage_cachedTokensArePartOfTheInput() {
+        assertThat(new TokenUsage(10, 1, 4, 3).plus(new TokenUsage(5, 2))).isEqualTo(new TokenUsage(15, 3, 4, 3));
+        assertThat(new TokenUsage(10, 1, 4, 3).total()).isEqualTo(11);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new TokenUsage(1, 0, 2, 0))
+                .hasMessageContaining("part of the input tokens");
+    }
+
+    @Test
     void aFallbackModel_answersWhenTheFirstIsUnavailable_andTheRunAndSpanSaySo() throws Exception {
         ModelPort down = request -> {
             throw new ModelException("provider_circuit_open", "remote is failing");

@@ -119,7 +119,7 @@ export async function render(root, route, ctx) {
       h('div', { class: 'facts' },
         fact('Duration', fmtDuration(run.durationMs) + (terminal ? '' : ' …')),
         fact('Tokens in / out', `${fmtNum(run.usage.inputTokens)} / ${fmtNum(run.usage.outputTokens)}`),
-        run.cost && (run.cost.amount > 0 || run.cost.max) ? fact('Cost', `${run.cost.amount.toFixed(4)}${run.cost.max ? ' of ' + run.cost.max : ''} ${run.cost.currency || ''}`) : null,
+        run.cost && (run.cost.amount > 0 || run.cost.max) ? fact('Cost', `${run.cost.amount.toFixed(6)}${run.cost.max ? ' of ' + run.cost.max : ''} ${run.cost.currency || ''}`) : null,
         fact('Iterations', run.iterations),
         fact('Tools', run.toolsCalled.length ? run.toolsCalled.join(', ') : '—'),
         fact('Subagents', run.subagents.length || '—'),

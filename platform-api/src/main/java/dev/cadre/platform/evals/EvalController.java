@@ -3,6 +3,7 @@ package dev.cadre.platform.evals;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -44,7 +45,9 @@ class EvalController {
     record StartEvalRequest(
             @Nullable String suite,
             @Nullable JsonNode definition,
-            @Nullable Integer repeat) {}
+            // The range the controller enforces (400 outside it), stated in the contract.
+            @Schema(minimum = "1", maximum = "" + EvalSuites.MAX_REPEAT) @Nullable
+            Integer repeat) {}
 
     record EvalView(
             String id,

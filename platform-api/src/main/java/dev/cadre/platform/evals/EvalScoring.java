@@ -133,7 +133,7 @@ final class EvalScoring {
                     caseMissed,
                     caseIn.valueOr0(),
                     caseOut.valueOr0(),
-                    caseCost.value(),
+                    microUnits(caseCost.value()),
                     attempts));
         }
         List<EvalReport.WorkerScore> workerScores = new ArrayList<>();
@@ -161,7 +161,7 @@ final class EvalScoring {
                 missedTotal,
                 inTokens.valueOr0(),
                 outTokens.valueOr0(),
-                cost.value());
+                microUnits(cost.value()));
         return new EvalReport(suite.name(), suite.agent(), suite.repeat(), summary, workerScores, cases);
     }
 
@@ -278,6 +278,11 @@ final class EvalScoring {
         Double value() {
             return judged == 0 ? null : (double) yes / judged;
         }
+    }
+
+    /** A mean of costs, kept to the currency's micro-unit like every cost. */
+    private static @Nullable Double microUnits(@Nullable Double cost) {
+        return cost == null ? null : dev.cadre.agent.model.Costs.round(cost);
     }
 
     private static final class Mean {

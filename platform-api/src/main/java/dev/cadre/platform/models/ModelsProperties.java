@@ -1,5 +1,8 @@
 package dev.cadre.platform.models;
 
+import dev.cadre.agent.TokenUsage;
+import dev.cadre.agent.model.Costs;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -140,21 +143,53 @@ public record ModelsProperties(
     /**
      * A model's price per million tokens, in {@code currency} (default {@code cadre.models.currency}).
      * Keyed by model name ({@code gpt-4o-mini}) or {@code provider:model}; write a key with dots or
-     * colons in brackets: {@code cadre.models.prices[gpt-4.1].input-per-million}.
+     * colons in brackets: {@code cadre.models.prices[gpt-4.1].input-per-million}. Input read from and
+     * written to a provider's prompt cache costs {@code cache-read-per-million} and
+     * {@code cache-write-per-million} when set, the input price otherwise.
      */
     public record Price(
             double inputPerMillion,
             double outputPerMillion,
-            @Nullable String currency) {
+            @Nullable String currency,
+            @Nullable Double cacheReadPerMillion,
+            @Nullable Double cacheWritePerMillion) {
+        @ConstructorBinding
         public Price {
-            if (inputPerMillion < 0 || outputPerMillion < 0) {
+            if (inputPerMillion < 0
+                    || outputPerMillion < 0
+                    || (cacheReadPerMillion != null && cacheReadPerMillion < 0)
+                    || (cacheWritePerMillion != null && cacheWritePerMillion < 0)) {
                 throw new IllegalArgumentException("a price per million tokens must not be negative");
             }
         }
 
-        /** The cost of a call that used these tokens. */
+        /** A price without its own rates for cached input (cached tokens cost as much as the others). */
+        public Price(double inputPerMillion, double outputPerMillion, @Nullable String currency) {
+            this(inputPerMillion, outputPerMillion, currency, null, null);
+        }
+
+        /** The cost of a call that used these tokens, without prompt caching, rounded to the micro-unit. */
         public double cost(long inputTokens, long outputTokens) {
-            return inputTokens * inputPerMillion / 1_000_000.0 + outputTokens * outputPerMillion / 1_000_000.0;
+            return cost(new TokenUsage(inputTokens, outputTokens));
+        }
+
+        /**
+         * The cost of a call, rounded to the currency's micro-unit: input read from or written to the
+         * prompt cache at its own rate when one is set, else at the input rate.
+         */
+        public double cost(TokenUsage usage) {
+            long plain = usage.inputTokens() - usage.cacheReadTokens() - usage.cacheWriteTokens();
+            BigDecimal micro = BigDecimal.valueOf(plain)
+                    .multiply(BigDecimal.valueOf(inputPerMillion))
+                    .add(BigDecimal.valueOf(usage.cacheReadTokens())
+                            .multiply(BigDecimal.valueOf(
+                                    cacheReadPerMillion == null ? inputPerMillion : cacheReadPerMillion)))
+                    .add(BigDecimal.valueOf(usage.cacheWriteTokens())
+                            .multiply(BigDecimal.valueOf(
+                                    cacheWritePerMillion == null ? inputPerMillion : cacheWritePerMillion)))
+                    .add(BigDecimal.valueOf(usage.outputTokens()).multiply(BigDecimal.valueOf(outputPerMillion)));
+            // per million tokens -> currency: move the point six places; keep six decimals.
+            return Costs.round(micro.movePointLeft(6).doubleValue());
         }
     }
 

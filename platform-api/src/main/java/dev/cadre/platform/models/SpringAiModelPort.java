@@ -33,6 +33,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.metadata.ChatResponseMetadata;
 import org.springframework.ai.chat.metadata.Usage;
@@ -81,6 +82,7 @@ public final class SpringAiModelPort implements ModelPort {
     private final CircuitBreaker breaker;
     private final boolean streaming;
     private final ModelsProperties.@Nullable Price price;
+    private final boolean cacheOutsidePrompt;
 
     /**
      * @param options builds the provider's per-call options (model name, output limit, tools)
@@ -102,6 +104,7 @@ public final class SpringAiModelPort implements ModelPort {
         this.breaker = breaker;
         this.streaming = streaming;
         this.price = price;
+        this.cacheOutsidePrompt = chat instanceof AnthropicChatModel;
     }
 
     @Override
@@ -234,6 +237,8 @@ public final class SpringAiModelPort implements ModelPort {
             List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls,
             @Nullable Integer inputTokens,
             @Nullable Integer outputTokens,
+            @Nullable Long cacheReadTokens,
+            @Nullable Long cacheWriteTokens,
             List<String> finishReasons,
             @Nullable String id,
             @Nullable String model,
@@ -255,6 +260,8 @@ public final class SpringAiModelPort implements ModelPort {
             private final Map<Integer, String> finish = new TreeMap<>();
             private @Nullable Integer in;
             private @Nullable Integer out;
+            private @Nullable Long cacheRead;
+            private @Nullable Long cacheWrite;
             private @Nullable String id;
             private @Nullable String model;
             private boolean anyGeneration;
@@ -291,6 +298,8 @@ public final class SpringAiModelPort implements ModelPort {
                     if (u != null) {
                         in = max(in, u.getPromptTokens());
                         out = max(out, u.getCompletionTokens());
+                        cacheRead = max(cacheRead, u.getCacheReadInputTokens());
+                        cacheWrite = max(cacheWrite, u.getCacheWriteInputTokens());
                     }
                     if (meta.getId() != null && !meta.getId().isBlank()) {
                         id = meta.getId();
@@ -310,12 +319,21 @@ public final class SpringAiModelPort implements ModelPort {
                 return b == null ? a : Math.max(a, b);
             }
 
+            private static @Nullable Long max(@Nullable Long a, @Nullable Long b) {
+                if (a == null) {
+                    return b;
+                }
+                return b == null ? a : Math.max(a, b);
+            }
+
             Answer build() {
                 return new Answer(
                         text.toString(),
                         List.copyOf(calls.values()),
                         in,
                         out,
+                        cacheRead,
+                        cacheWrite,
                         List.copyOf(finish.values()),
                         id,
                         model,
@@ -339,7 +357,7 @@ public final class SpringAiModelPort implements ModelPort {
         }
         String text = answer.text();
         TokenUsage usage = usage(request, answer, text, calls);
-        double cost = price == null ? 0 : price.cost(usage.inputTokens(), usage.outputTokens());
+        double cost = price == null ? 0 : price.cost(usage);
         Span span = Span.current();
         if (span.isRecording()) {
             if (answer.model() != null) {
@@ -379,8 +397,13 @@ public final class SpringAiModelPort implements ModelPort {
     private TokenUsage usage(ModelRequest request, Answer answer, String text, List<ToolCall> calls) {
         Integer in = answer.inputTokens();
         Integer out = answer.outputTokens();
-        if (in != null && out != null && (in > 0 || out > 0)) {
-            return new TokenUsage(in, out);
+        long read = answer.cacheReadTokens() == null ? 0 : answer.cacheReadTokens();
+        long written = answer.cacheWriteTokens() == null ? 0 : answer.cacheWriteTokens();
+        if (in != null && out != null && (in > 0 || out > 0 || read > 0 || written > 0)) {
+            // Anthropic's input_tokens leaves out what was read from or written to the prompt cache;
+            // OpenAI's prompt_tokens already holds its cached_tokens. Either way the input counts all.
+            long input = cacheOutsidePrompt ? in + read + written : Math.max(in, read + written);
+            return new TokenUsage(input, out, read, written);
         }
         // The provider reported nothing: estimate, so budgets still bind.
         long estimatedIn = TokenEstimator.CHARACTERS_DIV_4.estimate(request.messages(), request.tools());

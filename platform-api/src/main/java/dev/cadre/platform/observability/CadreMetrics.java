@@ -290,6 +290,9 @@ public class CadreMetrics
         String model = e.model().toString();
         tokens(e.agent(), model, "input", e.usage().inputTokens());
         tokens(e.agent(), model, "output", e.usage().outputTokens());
+        // Part of the input above, counted apart so the input/output sum stays the total.
+        cachedTokens(e.agent(), model, "read", e.usage().cacheReadTokens());
+        cachedTokens(e.agent(), model, "write", e.usage().cacheWriteTokens());
         if (e.cost() > 0) {
             Counter.builder("cadre.cost")
                     .description(
@@ -306,6 +309,17 @@ public class CadreMetrics
                 .tags("agent", agent, "model", model, "type", type)
                 .register(registry)
                 .increment(n);
+    }
+
+    private void cachedTokens(String agent, String model, String type, long n) {
+        if (n > 0) {
+            Counter.builder("cadre.tokens.cached")
+                    .description("Input tokens the provider read from (read) or wrote to (write) its prompt cache;"
+                            + " already counted in cadre_tokens_total{type=\"input\"}")
+                    .tags("agent", agent, "model", model, "type", type)
+                    .register(registry)
+                    .increment(n);
+        }
     }
 
     @Override

@@ -150,6 +150,13 @@ public class EventJson {
         ObjectNode usage = o.putObject("usage");
         usage.put("inputTokens", u.inputTokens());
         usage.put("outputTokens", u.outputTokens());
+        // Of the input tokens, those the provider's prompt cache served or stored; absent when none.
+        if (u.cacheReadTokens() > 0) {
+            usage.put("cacheReadTokens", u.cacheReadTokens());
+        }
+        if (u.cacheWriteTokens() > 0) {
+            usage.put("cacheWriteTokens", u.cacheWriteTokens());
+        }
     }
 
     static JsonNode empty() {

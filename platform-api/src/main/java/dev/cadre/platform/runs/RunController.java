@@ -71,7 +71,10 @@ class RunController {
      */
     record SubmitRunRequest(
             @Nullable String agent,
-            @Nullable String input,
+            // The limit RunService enforces (400 beyond it), stated in the contract.
+            @Schema(maxLength = RunService.MAX_INPUT_CHARS) @Nullable
+            String input,
+
             @Nullable JsonNode context,
             @Nullable String workflow,
             @Nullable String priority,
@@ -146,7 +149,10 @@ class RunController {
     @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> submit(
             @RequestBody SubmitRunRequest body,
-            @RequestHeader(value = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
+            @RequestHeader(value = "Idempotency-Key", required = false)
+                    @Schema(minLength = 1, maxLength = RunService.MAX_IDEMPOTENCY_KEY_CHARS)
+                    @Nullable
+                    String idempotencyKey,
             @AuthenticationPrincipal CadrePrincipal caller) {
         String context = body.context() == null || body.context().isNull()
                 ? null

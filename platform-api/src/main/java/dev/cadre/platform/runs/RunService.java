@@ -30,6 +30,7 @@ public final class RunService {
 
     private static final Logger log = LoggerFactory.getLogger(RunService.class);
     static final int MAX_INPUT_CHARS = 100_000;
+    static final int MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
     private final RunStore store;
     private final RunQueue queue;
@@ -150,7 +151,8 @@ public final class RunService {
         if (context != null && context.length() > MAX_INPUT_CHARS) {
             throw ApiProblem.badField("context", "at most " + MAX_INPUT_CHARS + " characters");
         }
-        if (idempotencyKey != null && (idempotencyKey.isBlank() || idempotencyKey.length() > 200)) {
+        if (idempotencyKey != null
+                && (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_CHARS)) {
             throw ApiProblem.badHeader("Idempotency-Key", "must be 1 to 200 characters");
         }
         if (envelope.deadline() != null && !envelope.deadline().isAfter(clock.instant())) {

@@ -722,7 +722,8 @@ public class RunStore implements AgentRunHistory {
                 rs.getString("retry_of"),
                 rs.getInt("priority"),
                 instant(rs, "deadline"),
-                rs.getDouble("cost"),
+                // Stored sums of doubles drift (0.001 + 0.000048): the record shows micro-units.
+                dev.cadre.agent.model.Costs.round(rs.getDouble("cost")),
                 rs.getObject("max_cost") == null ? null : rs.getDouble("max_cost"));
     }
 

@@ -17,13 +17,20 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * A per-key request rate limit ({@code cadre.security.rate-limit.*}): a token bucket per API key
  * (console sessions count against the key that logged in), refilled at {@code requests-per-second}
- * up to {@code burst}. Beyond it: 429 with {@code Retry-After}. Off when the rate is 0. Buckets are
+ * up to {@code burst}. Beyond it: 429 with {@code Retry-After}. Every answer to a limited key says
+ * {@code X-RateLimit-Limit} (the burst) and {@code X-RateLimit-Remaining} (requests it may still make
+ * at once), so a client can slow down before it is refused. Off when the rate is 0. Buckets are
  * per instance, so behind a load balancer a key gets the rate once per instance.
  */
 class RateLimitFilter extends OncePerRequestFilter {
 
     // A full map of buckets is simply emptied: at worst some keys get a fresh burst.
     private static final int MAX_BUCKETS = 10_000;
+
+    /** The burst a key may spend at once (GitHub's and Twitter's name for it). */
+    static final String LIMIT = "X-RateLimit-Limit";
+    /** The requests a key may still make at once. */
+    static final String REMAINING = "X-RateLimit-Remaining";
 
     private final ProblemWriter problems;
     private final Clock clock;
@@ -65,7 +72,10 @@ class RateLimitFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         var auth = SecurityContextHolder.getContext().getAuthentication();
         if (auth != null && auth.getPrincipal() instanceof CadrePrincipal p) {
-            long waitMillis = take(p.keyId());
+            long[] remaining = new long[1];
+            long waitMillis = take(p.keyId(), remaining);
+            response.setHeader(LIMIT, Long.toString((long) burst));
+            response.setHeader(REMAINING, Long.toString(remaining[0]));
             if (waitMillis > 0) {
                 long seconds = Math.max(1, (waitMillis + 999) / 1000);
                 response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
@@ -82,8 +92,11 @@ class RateLimitFilter extends OncePerRequestFilter {
         chain.doFilter(request, response);
     }
 
-    /** Takes one token; answers 0, or how many milliseconds until one is available. */
-    private long take(String keyId) {
+    /**
+     * Takes one token; answers 0, or how many milliseconds until one is available, and puts the
+     * whole tokens left into {@code remaining[0]}.
+     */
+    private long take(String keyId, long[] remaining) {
         long now = clock.millis();
         if (buckets.size() >= MAX_BUCKETS && !buckets.containsKey(keyId)) {
             buckets.clear();
@@ -94,8 +107,10 @@ class RateLimitFilter extends OncePerRequestFilter {
             b.at = now;
             if (b.tokens >= 1) {
                 b.tokens -= 1;
+                remaining[0] = (long) Math.floor(b.tokens);
                 return 0;
             }
+            remaining[0] = 0;
             return (long) Math.ceil((1 - b.tokens) * 1000.0 / perSecond);
         }
     }

@@ -6,6 +6,7 @@ import dev.cadre.platform.runs.RunStatistics;
 import dev.cadre.platform.runs.RunStore;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -86,7 +87,8 @@ class StatsController {
 
     @Operation(summary = "Overview figures of the last hours")
     @GetMapping("/overview")
-    OverviewView overview(@RequestParam(defaultValue = "24") int hours) {
+    OverviewView overview(
+            @RequestParam(defaultValue = "24") @Schema(minimum = "1", maximum = "" + MAX_HOURS) int hours) {
         Instant to = clock.instant();
         Instant from = from(to, hours);
         RunStatistics.Window w = runs.windowStatistics(from, to);
@@ -127,7 +129,7 @@ class StatsController {
      */
     @Operation(summary = "Routing figures per agent")
     @GetMapping("/agents")
-    RoutingView agents(@RequestParam(defaultValue = "168") int hours) {
+    RoutingView agents(@RequestParam(defaultValue = "168") @Schema(minimum = "1", maximum = "" + MAX_HOURS) int hours) {
         Instant to = clock.instant();
         Instant from = from(to, hours);
         List<AgentRoutingView> agents = runs.delegationStatistics(from, to).stream()

@@ -4,6 +4,7 @@ import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.PathItem;
+import io.swagger.v3.oas.models.headers.Header;
 import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.IntegerSchema;
@@ -22,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.springdoc.core.customizers.GlobalOpenApiCustomizer;
@@ -164,6 +166,7 @@ class ApiDocumentation {
     /** The whole document: errors, media types, security of public endpoints, schemas, tags. */
     @Bean
     GlobalOpenApiCustomizer cadreContract(@Value("${server.error.path:/error}") String errorPath) {
+        Properties descriptions = operationDescriptions();
         return openApi -> {
             if (openApi.getPaths() != null) {
                 // The container's error dispatch is no endpoint a client calls.
@@ -172,6 +175,7 @@ class ApiDocumentation {
             Components components = openApi.getComponents() == null ? new Components() : openApi.getComponents();
             openApi.setComponents(components);
             components.addSchemas(PROBLEM, problemSchema());
+            rateLimitHeaders(components);
             if (components.getSchemas().containsKey("JsonNode")) {
                 components.addSchemas("JsonNode", new Schema<>().description("Any JSON value"));
             }
@@ -183,6 +187,11 @@ class ApiDocumentation {
                     for (Map.Entry<PathItem.HttpMethod, Operation> e :
                             item.readOperationsMap().entrySet()) {
                         describe(path, e.getKey(), e.getValue());
+                        Operation op = e.getValue();
+                        if ((op.getDescription() == null || op.getDescription().isBlank())
+                                && op.getOperationId() != null) {
+                            op.setDescription(descriptions.getProperty(op.getOperationId()));
+                        }
                         if (e.getValue().getTags() != null) {
                             tags.addAll(e.getValue().getTags());
                         }
@@ -197,6 +206,19 @@ class ApiDocumentation {
             }
             openApi.setTags(declared);
         };
+    }
+
+    /** Operation descriptions by operation id, kept in one file rather than spread over the controllers. */
+    private static Properties operationDescriptions() {
+        Properties descriptions = new Properties();
+        try (var in = ApiDocumentation.class.getResourceAsStream("/openapi/descriptions.properties")) {
+            if (in != null) {
+                descriptions.load(new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read openapi/descriptions.properties", e);
+        }
+        return descriptions;
     }
 
     private static void describe(String path, PathItem.HttpMethod method, Operation op) {
@@ -247,10 +269,55 @@ class ApiDocumentation {
                 response.setContent(problemContent());
             }
         });
+        if (secured) {
+            rateLimited(responses);
+        }
         // By status code, so a reader finds 404 after 400 whatever declared it.
         var sorted = new java.util.TreeMap<>(responses);
         responses.clear();
         responses.putAll(sorted);
+    }
+
+    private static final String LIMIT_HEADER = "X-RateLimit-Limit";
+    private static final String REMAINING_HEADER = "X-RateLimit-Remaining";
+    private static final String RETRY_AFTER = "Retry-After";
+
+    /** The headers of the per-key rate limiter (RateLimitFilter), declared once and referenced. */
+    private static void rateLimitHeaders(Components components) {
+        String when = " Sent when cadre.security.rate-limit.requests-per-second is above 0 and the request"
+                + " carried a valid key.";
+        components.addHeaders(
+                LIMIT_HEADER,
+                new Header()
+                        .description("How many requests the key may make at once (the limiter's burst)." + when)
+                        .schema(new IntegerSchema().minimum(java.math.BigDecimal.ONE)));
+        components.addHeaders(
+                REMAINING_HEADER,
+                new Header()
+                        .description("How many requests the key may still make at once; 0 when refused." + when)
+                        .schema(new IntegerSchema().minimum(java.math.BigDecimal.ZERO)));
+        components.addHeaders(
+                RETRY_AFTER,
+                new Header()
+                        .description("Seconds to wait before the key may make a request again")
+                        .schema(new IntegerSchema().minimum(java.math.BigDecimal.ONE)));
+    }
+
+    /**
+     * The limiter runs right after the key is authenticated, so every 2xx and 4xx answer to a
+     * secured operation carries its headers — but a 401, which has no key to count against.
+     */
+    private static void rateLimited(ApiResponses responses) {
+        responses.forEach((code, response) -> {
+            if ((code.startsWith("2") || code.startsWith("4")) && !code.equals("401")) {
+                response.addHeaderObject(LIMIT_HEADER, new Header().$ref("#/components/headers/" + LIMIT_HEADER));
+                response.addHeaderObject(
+                        REMAINING_HEADER, new Header().$ref("#/components/headers/" + REMAINING_HEADER));
+            }
+            if (code.equals(Problem.RATE_LIMITED.code)) {
+                response.addHeaderObject(RETRY_AFTER, new Header().$ref("#/components/headers/" + RETRY_AFTER));
+            }
+        });
     }
 
     private static Content problemContent() {
@@ -297,6 +364,15 @@ class ApiDocumentation {
                 }
             }
             schema.setPattern(out.append(")$").toString());
+            if (schema.getMaxLength() == null) {
+                // The words are all a value may be: the longest one is the length the check allows.
+                int longest = 0;
+                for (String word :
+                        schema.getPattern().replaceAll("\\[(.).\\]", "$1").split("[^A-Za-z0-9_-]+")) {
+                    longest = Math.max(longest, word.length());
+                }
+                schema.setMaxLength(longest);
+            }
         }
         if (schema.getProperties() != null) {
             for (Schema property : schema.getProperties().values()) {

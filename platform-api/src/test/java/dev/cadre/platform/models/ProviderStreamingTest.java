@@ -188,6 +188,41 @@ class ProviderStreamingTest {
     }
 
     @Test
+    void anthropic_streamedPromptCacheTokens_countInTheInput_andAreReportedApart() throws Exception {
+        server.answerNamedSse(List.of(
+                new String[] {
+                    "message_start",
+                    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_01K\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],"
+                            + "\"model\":\"claude-sonnet-4-5-20250929\",\"stop_reason\":null,\"stop_sequence\":null,"
+                            + "\"usage\":{\"input_tokens\":3,\"cache_creation_input_tokens\":120,\"cache_read_input_tokens\":2900,\"output_tokens\":1}}}"
+                },
+                new String[] {
+                    "content_block_start",
+                    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}"
+                },
+                new String[] {
+                    "content_block_delta",
+                    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Same answer.\"}}"
+                },
+                new String[] {"content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}"},
+                new String[] {
+                    "message_delta",
+                    // Anthropic's message_delta carries the cumulative counts, cache ones included: that is
+                    // where Spring AI 2.0.1 reads them (it keeps only input_tokens of message_start).
+                    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},"
+                            + "\"usage\":{\"input_tokens\":3,\"cache_creation_input_tokens\":120,\"cache_read_input_tokens\":2900,"
+                            + "\"output_tokens\":52}}"
+                },
+                new String[] {"message_stop", "{\"type\":\"message_stop\"}"}));
+
+        ModelResponse r =
+                port("claude", "anthropic", server.url("")).stream(SpringAiModelPortTest.request(), piece -> {});
+
+        assertThat(r.text()).isEqualTo("Same answer.");
+        assertThat(r.usage()).isEqualTo(new dev.cadre.agent.TokenUsage(3023, 52, 2900, 120));
+    }
+
+    @Test
     void ollama_ndjsonPiecesStream_andTheLastLineCarriesTheCounts() throws Exception {
         server.answerNdjson(
                 List.of(

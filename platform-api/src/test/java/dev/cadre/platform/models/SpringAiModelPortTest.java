@@ -79,6 +79,11 @@ class SpringAiModelPortTest {
     }
 
     private ModelPort port(String provider, String type, String baseUrl, Duration timeout) {
+        return port(provider, type, baseUrl, timeout, null);
+    }
+
+    private ModelPort port(
+            String provider, String type, String baseUrl, Duration timeout, ModelsProperties.Price price) {
         var props = new ModelsProperties(
                 null,
                 null,
@@ -86,6 +91,9 @@ class SpringAiModelPortTest {
                 Map.of(provider, new ModelsProperties.Provider(type, baseUrl, "sk-test", timeout)),
                 new ModelsProperties.Retry(3, Duration.ofMillis(20), Duration.ofMillis(100)),
                 null,
+                null,
+                null,
+                price == null ? null : Map.of("test-model", price),
                 null);
         var providers = new ModelsConfiguration.Providers(
                 Map.of(provider, props.providers().get(provider)), props, new OutboundTraceContext(otel));
@@ -253,6 +261,60 @@ class SpringAiModelPortTest {
         assertThat(r.usage().inputTokens()).isEqualTo(410);
         assertThat(r.usage().outputTokens()).isEqualTo(52);
         assertThat(server.requests.getFirst().path()).isEqualTo("/v1/messages");
+    }
+
+    @Test
+    void anthropic_promptCacheTokens_countInTheInput_areReportedApart_andPricedAtTheirOwnRates() throws Exception {
+        // A turn whose prompt was mostly cached: Anthropic's input_tokens leaves the cached part out.
+        server.answer(200, """
+                {"id":"msg_01C","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",
+                 "content":[{"type":"text","text":"Same host, same answer."}],
+                 "stop_reason":"end_turn","stop_sequence":null,
+                 "usage":{"input_tokens":3,"output_tokens":52,"cache_creation_input_tokens":120,"cache_read_input_tokens":2900}}
+                """);
+        ModelResponse r = port(
+                        "claude",
+                        "anthropic",
+                        server.url(""),
+                        Duration.ofSeconds(5),
+                        new ModelsProperties.Price(3.0, 15.0, null, 0.3, 3.75))
+                .call(request());
+
+        assertThat(r.usage()).isEqualTo(new dev.cadre.agent.TokenUsage(3023, 52, 2900, 120));
+        // 3 x 3.0 + 2900 x 0.3 + 120 x 3.75 + 52 x 15.0 per million
+        assertThat(r.cost()).isEqualTo(0.002109);
+    }
+
+    @Test
+    void openAi_cachedTokens_areAlreadyPartOfThePromptTokens_andTheCostIsRoundedToMicroUnits() throws Exception {
+        server.answer(200, """
+                {"id":"chatcmpl-C1","object":"chat.completion","created":1746672001,"model":"gpt-4o-mini-2024-07-18",
+                 "choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],
+                 "usage":{"prompt_tokens":1,"completion_tokens":105,"total_tokens":106,
+                   "prompt_tokens_details":{"cached_tokens":0}}}
+                """);
+        server.answer(200, """
+                {"id":"chatcmpl-C2","object":"chat.completion","created":1746672002,"model":"gpt-4o-mini-2024-07-18",
+                 "choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],
+                 "usage":{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,
+                   "prompt_tokens_details":{"cached_tokens":1920}}}
+                """);
+        ModelPort port = port(
+                "openai",
+                "openai",
+                server.url("/v1"),
+                Duration.ofSeconds(5),
+                new ModelsProperties.Price(2.5, 10.0, null, 1.25, null));
+
+        ModelResponse small = port.call(request());
+        // 1 x 2.5 + 105 x 10 per million is 0.0010524999999999998 in doubles
+        assertThat(small.cost()).isEqualTo(0.001053);
+        assertThat(JSON.writeValueAsString(small.cost())).isEqualTo("0.001053");
+
+        ModelResponse cached = port.call(request());
+        assertThat(cached.usage()).isEqualTo(new dev.cadre.agent.TokenUsage(2006, 300, 1920, 0));
+        // 86 x 2.5 + 1920 x 1.25 + 300 x 10 per million
+        assertThat(cached.cost()).isEqualTo(0.005615);
     }
 
     @Test

@@ -197,14 +197,22 @@ class SecurityAttackTest {
     void item7_aKeyOverItsRateLimit_gets429WithRetryAfter() {
         String key = newKey("viewer").get("secret").asString();
         Api.Response limited = null;
+        Api.Response first = null;
         for (int i = 0; i < 200 && limited == null; i++) {
             var r = api.get("/api/v1/agents", key);
+            first = first == null ? r : first;
             if (r.status() == 429) {
                 limited = r;
             }
         }
         assertThat(limited).as("a 429 within 200 quick requests").isNotNull();
         assertThat(limited.header("Retry-After")).matches("[1-9][0-9]*");
+        // Every answer to the key says its limit and what is left of it (the burst here: 40).
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.header("X-RateLimit-Limit")).isEqualTo("40");
+        assertThat(Long.parseLong(first.header("X-RateLimit-Remaining"))).isBetween(0L, 39L);
+        assertThat(limited.header("X-RateLimit-Limit")).isEqualTo("40");
+        assertThat(limited.header("X-RateLimit-Remaining")).isEqualTo("0");
         assertThat(limited.json().get("type").asString()).isEqualTo("urn:cadre:problem:rate-limited");
         // Another key is not affected.
         assertThat(api.get("/api/v1/agents", newKey("viewer").get("secret").asString())

@@ -1,5 +1,6 @@
 package dev.cadre.agent.run.internal;
 
+import dev.cadre.agent.model.Costs;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,7 +15,7 @@ public final class CostLedger {
 
     public CostLedger(@Nullable Double limit, double alreadySpent) {
         this.limit = limit;
-        this.spent = alreadySpent;
+        this.spent = Costs.round(alreadySpent);
     }
 
     /** No limit. */
@@ -27,7 +28,7 @@ public final class CostLedger {
     }
 
     public synchronized void charge(double cost) {
-        spent += cost;
+        spent = Costs.add(spent, cost);
     }
 
     public synchronized double spent() {

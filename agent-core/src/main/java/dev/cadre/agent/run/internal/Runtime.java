@@ -75,14 +75,6 @@ public record Runtime(
     /** The tools an agent's model is told about: its whitelist, plus its workers when it may delegate. */
     public List<ToolDefinition> definitions(AgentSpec spec, boolean canDelegate) {
         String key = spec.name() + (canDelegate ? "+workers" : "");
-        return definitionCache.computeIfAbsent(key, k -> {
-            List<ToolDefinition> defs = new ArrayList<>(tree.tools(spec.name()).definitions());
-            if (canDelegate) {
-                for (String worker : spec.workers()) {
-                    defs.add(new ToolDefinition(worker, tree.spec(worker).description(), DELEGATION_SCHEMA));
-                }
-            }
-            return List.copyOf(defs);
-        });
+        return definitionCache.computeIfAbsent(key, k -> tree.definitions(spec.name(), canDelegate));
     }
 }

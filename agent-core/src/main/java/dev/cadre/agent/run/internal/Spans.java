@@ -31,6 +31,13 @@ public final class Spans {
     public static final AttributeKey<Long> INPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.input_tokens");
     public static final AttributeKey<Long> OUTPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.output_tokens");
     // On invoke_agent: the agent's own tokens plus those of every worker below it.
+    /** Of the input tokens, those read from the provider's prompt cache (semantic conventions' name). */
+    public static final AttributeKey<Long> CACHE_READ_TOKENS =
+            AttributeKey.longKey("gen_ai.usage.cache_read.input_tokens");
+    /** Of the input tokens, those written to the provider's prompt cache (semantic conventions' name). */
+    public static final AttributeKey<Long> CACHE_WRITE_TOKENS =
+            AttributeKey.longKey("gen_ai.usage.cache_creation.input_tokens");
+
     public static final AttributeKey<Long> TREE_INPUT_TOKENS = AttributeKey.longKey("cadre.tree.input_tokens");
     public static final AttributeKey<Long> TREE_OUTPUT_TOKENS = AttributeKey.longKey("cadre.tree.output_tokens");
     public static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
@@ -122,6 +129,7 @@ public final class Spans {
         }
         span.setAttribute(INPUT_TOKENS, own.inputTokens());
         span.setAttribute(OUTPUT_TOKENS, own.outputTokens());
+        cached(span, own);
         span.setAttribute(TREE_INPUT_TOKENS, tree.inputTokens());
         span.setAttribute(TREE_OUTPUT_TOKENS, tree.outputTokens());
         span.setAttribute(ITERATIONS, (long) iterations);
@@ -157,6 +165,15 @@ public final class Spans {
         span.setAttribute(CONFIGURED_MODEL, configured.toString());
     }
 
+    private static void cached(Span span, TokenUsage usage) {
+        if (usage.cacheReadTokens() > 0) {
+            span.setAttribute(CACHE_READ_TOKENS, usage.cacheReadTokens());
+        }
+        if (usage.cacheWriteTokens() > 0) {
+            span.setAttribute(CACHE_WRITE_TOKENS, usage.cacheWriteTokens());
+        }
+    }
+
     public void endChat(Span span, @Nullable TokenUsage usage, @Nullable Failure failure) {
         endChat(span, usage, failure, 0);
     }
@@ -170,6 +187,7 @@ public final class Spans {
         if (usage != null && span.isRecording()) {
             span.setAttribute(INPUT_TOKENS, usage.inputTokens());
             span.setAttribute(OUTPUT_TOKENS, usage.outputTokens());
+            cached(span, usage);
         }
         if (cost > 0 && span.isRecording()) {
             span.setAttribute(COST, cost);
