@@ -230,11 +230,18 @@ public final class SecretMasker implements Redactor {
         return redactText(text);
     }
 
-    /** Whether a JSON key names a secret: by its words, so {@code dbPass} is and {@code maxTokens} is not. */
+    /**
+     * Whether a JSON key names a secret: by its words, so {@code dbPass} is and {@code maxTokens} is
+     * not, nor is a paging cursor ({@code nextPageToken}).
+     */
     public static boolean secretKey(String key) {
         List<String> words = words(key);
         for (int i = 0; i < words.size(); i++) {
-            if (SECRET_WORDS.contains(words.get(i))) {
+            // A page token ({@code nextPageToken}, A2A's and many APIs' paging cursor) opens no door:
+            // masking it would break paging through every answer that is redacted as a whole.
+            boolean pageToken =
+                    i > 0 && words.get(i).equals("token") && words.get(i - 1).equals("page");
+            if (SECRET_WORDS.contains(words.get(i)) && !pageToken) {
                 return true;
             }
             if (i + 1 < words.size() && SECRET_PAIRS.contains(words.get(i) + " " + words.get(i + 1))) {

@@ -154,6 +154,10 @@ class SecretMaskerTest {
         assertThat(SecretMasker.words("")).isEmpty();
         assertThat(SecretMasker.secretKey("maxTokens")).isFalse();
         assertThat(SecretMasker.secretKey("dbPass")).isTrue();
+        assertThat(SecretMasker.secretKey("nextPageToken")).isFalse();
+        assertThat(SecretMasker.secretKey("page_token")).isFalse();
+        assertThat(SecretMasker.secretKey("pageTokenSecret")).isTrue();
+        assertThat(SecretMasker.secretKey("accessToken")).isTrue();
     }
 
     /**
