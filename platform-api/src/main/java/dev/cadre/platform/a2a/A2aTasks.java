@@ -13,7 +13,6 @@ import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.security.Role;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
-import dev.cadre.platform.web.SecretRedactor;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -49,16 +48,8 @@ class A2aTasks {
     private final AgentCatalog catalog;
     private final ApprovalService approvals;
     private final A2aSettings settings;
-    private final SecretRedactor redactor;
 
-    A2aTasks(
-            RunService runs,
-            RunEvents events,
-            AgentCatalog catalog,
-            ApprovalService approvals,
-            A2aSettings settings,
-            SecretRedactor redactor) {
-        this.redactor = redactor;
+    A2aTasks(RunService runs, RunEvents events, AgentCatalog catalog, ApprovalService approvals, A2aSettings settings) {
         this.runs = runs;
         this.events = events;
         this.catalog = catalog;
@@ -174,48 +165,10 @@ class A2aTasks {
     }
 
     TaskWire.Snapshot snapshot(RunRecord run) {
-        run = redacted(run);
         List<ApprovalRecord> pending = run.status() == RunStatus.INPUT_REQUIRED
                 ? approvals.list(ApprovalRecord.PENDING, run.id(), null, 20)
                 : List.of();
         return new TaskWire.Snapshot(run, pending);
-    }
-
-    /**
-     * The run as an A2A client may see it: input, result and failure message redacted like the REST
-     * run record, so a task is no side door for a secret a run saw.
-     */
-    RunRecord redacted(RunRecord r) {
-        return new RunRecord(
-                r.id(),
-                r.agent(),
-                redactor.redactText(r.input()),
-                r.context() == null ? null : redactor.redactText(r.context()),
-                r.status(),
-                r.result() == null ? null : redactor.redactText(r.result()),
-                r.failureCategory(),
-                r.failureCode(),
-                r.failureMessage() == null ? null : redactor.redactText(r.failureMessage()),
-                r.subagentsJson(),
-                r.toolsCalledJson(),
-                r.inputTokens(),
-                r.outputTokens(),
-                r.iterations(),
-                r.submittedBy(),
-                r.idempotencyKey(),
-                r.requestHash(),
-                r.traceId(),
-                r.checkpoint(),
-                r.resumeCount(),
-                r.createdAt(),
-                r.startedAt(),
-                r.finishedAt(),
-                r.updatedAt(),
-                r.retryOf(),
-                r.priority(),
-                r.deadline(),
-                r.cost(),
-                r.maxCost());
     }
 
     /**

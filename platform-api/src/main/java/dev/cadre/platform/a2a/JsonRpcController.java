@@ -4,6 +4,7 @@ import dev.cadre.platform.a2a.A2aMethod.Call;
 import dev.cadre.platform.a2a.A2aMethod.Dialect;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.web.SecretRedactor;
 import dev.cadre.platform.web.SseHeartbeat;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -44,8 +45,10 @@ class JsonRpcController {
     private final A2aTasks tasks;
     private final TaskStreams streams;
     private final JsonMapper json;
+    private final SecretRedactor redactor;
 
-    JsonRpcController(A2aTasks tasks, TaskStreams streams, JsonMapper json) {
+    JsonRpcController(A2aTasks tasks, TaskStreams streams, JsonMapper json, SecretRedactor redactor) {
+        this.redactor = redactor;
         this.tasks = tasks;
         this.streams = streams;
         // "{…} trailing garbage" is not one JSON-RPC request.
@@ -334,11 +337,12 @@ class JsonRpcController {
                 JsonRpcException.INTERNAL_ERROR, "Internal error: the request could not be completed");
     }
 
-    private static ObjectNode success(JsonNode id, JsonNode result) {
+    /** Every result an A2A client gets, answer or stream item, leaves through here: redacted as a whole. */
+    private ObjectNode success(JsonNode id, JsonNode result) {
         ObjectNode o = NODES.objectNode();
         o.put("jsonrpc", "2.0");
         o.set("id", id);
-        o.set("result", result);
+        o.set("result", redactor.redact(result));
         return o;
     }
 

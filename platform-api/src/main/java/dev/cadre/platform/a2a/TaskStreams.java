@@ -78,7 +78,7 @@ class TaskStreams implements SmartLifecycle {
             // Taken before the run is read, so the wake-up of a run that ends meanwhile is not lost.
             long seen = events.generation();
             // Read the run before its events: if it has ended, every event of it is already stored.
-            run = tasks.redacted(tasks.find(taskId));
+            run = tasks.find(taskId);
             List<RunEvents.StoredEvent> batch = events.since(taskId, last, false, BATCH);
             for (RunEvents.StoredEvent e : batch) {
                 last = e.seq();

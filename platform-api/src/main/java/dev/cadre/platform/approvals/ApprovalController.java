@@ -250,30 +250,33 @@ class ApprovalController {
 
     private ApprovalView view(ApprovalRecord r) {
         long left = Math.max(0, Duration.between(clock.instant(), r.expiresAt()).toSeconds());
-        return new ApprovalView(
-                r.id(),
-                r.runId(),
-                r.sessionId(),
-                r.callId(),
-                r.agent(),
-                r.tool(),
-                json.readTree(r.argumentsJson()),
-                r.what(),
-                r.why(),
-                r.confidence(),
-                r.planJson() == null ? null : json.readTree(r.planJson()),
-                r.status(),
-                r.editedArgumentsJson() == null ? null : redactor.redact(json.readTree(r.editedArgumentsJson())),
-                r.comment(),
-                r.decidedBy(),
-                r.decidedAt(),
-                r.createdAt(),
-                r.expiresAt(),
-                r.pending() ? left : 0,
-                r.attempt(),
-                r.argumentsHash(),
-                r.executedHash(),
-                r.supersededBy(),
-                r.proposedBy());
+        // Whatever an approval shows goes out redacted as a whole (issue 23: why and plan were not).
+        return redactor.redacted(
+                new ApprovalView(
+                        r.id(),
+                        r.runId(),
+                        r.sessionId(),
+                        r.callId(),
+                        r.agent(),
+                        r.tool(),
+                        json.readTree(r.argumentsJson()),
+                        r.what(),
+                        r.why(),
+                        r.confidence(),
+                        r.planJson() == null ? null : json.readTree(r.planJson()),
+                        r.status(),
+                        r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson()),
+                        r.comment(),
+                        r.decidedBy(),
+                        r.decidedAt(),
+                        r.createdAt(),
+                        r.expiresAt(),
+                        r.pending() ? left : 0,
+                        r.attempt(),
+                        r.argumentsHash(),
+                        r.executedHash(),
+                        r.supersededBy(),
+                        r.proposedBy()),
+                ApprovalView.class);
     }
 }

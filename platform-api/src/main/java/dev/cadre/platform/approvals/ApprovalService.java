@@ -144,7 +144,9 @@ public class ApprovalService implements ApprovalGate {
         return future;
     }
 
-    private ApprovalRecord newRecord(String id, int attempt, String hash, ApprovalRequest request) {
+    private ApprovalRecord newRecord(String id, int attempt, String hash, ApprovalRequest asked) {
+        // Stored as shown: the request redacted as a whole (arguments, what, why, plan), before any cut.
+        ApprovalRequest request = redactor.redacted(asked, ApprovalRequest.class);
         Instant now = clock.instant();
         return new ApprovalRecord(
                 id,
@@ -153,8 +155,8 @@ public class ApprovalService implements ApprovalGate {
                 request.callId(),
                 request.agent(),
                 request.tool(),
-                redactor.redact(request.arguments()).toString(),
-                truncate(redactor.redactText(request.what()), 1000),
+                request.arguments().toString(),
+                truncate(request.what(), 1000),
                 truncate(request.why(), 2000),
                 request.confidence(),
                 json.writeValueAsString(request.plan()),

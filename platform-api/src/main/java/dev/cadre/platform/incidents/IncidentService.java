@@ -5,6 +5,7 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.WriteOutcome;
 import dev.cadre.memory.Writer;
 import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.web.SecretRedactor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -58,6 +59,7 @@ public final class IncidentService {
     private final JsonMapper json;
     private final Clock clock;
     private final Settings settings;
+    private final SecretRedactor redactor;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
     /**
@@ -149,11 +151,21 @@ public final class IncidentService {
         record NotFound(String id) implements Update {}
     }
 
-    public IncidentService(SharedMemory memory, JsonMapper json, Clock clock, Settings settings) {
+    public IncidentService(
+            SharedMemory memory, JsonMapper json, Clock clock, Settings settings, SecretRedactor redactor) {
+        this.redactor = redactor;
         this.memory = memory;
         this.json = json;
         this.clock = clock;
         this.settings = settings;
+    }
+
+    /**
+     * An incident's value as written to memory: redacted as a whole (issue 23), so an alert's
+     * annotation or an agent's note holding a credential is never kept, read or streamed in clear.
+     */
+    private String stored(ObjectNode value) {
+        return redactor.redact(value).toString();
     }
 
     public Settings settings() {
@@ -182,7 +194,7 @@ public final class IncidentService {
                     // The opener claimed the pointer and has not written the incident yet (or crashed
                     // in between): write it ourselves; expected version 0 lets exactly one of us win.
                     ObjectNode created = newIncident(id, request, runId);
-                    if (memory.put(NAMESPACE, id, created.toString(), 0, writer) instanceof WriteOutcome.Written w) {
+                    if (memory.put(NAMESPACE, id, stored(created), 0, writer) instanceof WriteOutcome.Written w) {
                         linkRun(runId, id, writer);
                         return new Opened(new Incident(created, w.version()), true, false);
                     }
@@ -220,7 +232,7 @@ public final class IncidentService {
                             "escalated to a human after " + sightings + " sightings (cadre.incidents.escalate-after="
                                     + settings.escalateAfter() + ")");
                 }
-                if (memory.put(NAMESPACE, id, next.toString(), current.version(), writer)
+                if (memory.put(NAMESPACE, id, stored(next), current.version(), writer)
                         instanceof WriteOutcome.Written w) {
                     Incident written = new Incident(next, w.version());
                     linkRun(runId, id, writer);
@@ -236,7 +248,7 @@ public final class IncidentService {
             ObjectNode ptr = json.createObjectNode().put("incident", id).put("fingerprint", request.fingerprint());
             if (memory.put(NAMESPACE, pointerKey, ptr.toString(), 0, writer) instanceof WriteOutcome.Written) {
                 ObjectNode created = newIncident(id, request, runId);
-                WriteOutcome out = memory.put(NAMESPACE, id, created.toString(), 0, writer);
+                WriteOutcome out = memory.put(NAMESPACE, id, stored(created), 0, writer);
                 if (out instanceof WriteOutcome.Written w) {
                     linkRun(runId, id, writer);
                     log.info("Incident {} opened for {}", id, request.fingerprint());
@@ -389,7 +401,7 @@ public final class IncidentService {
                 next.put("escalatedAt", now());
             }
         }
-        WriteOutcome out = memory.put(NAMESPACE, id, next.toString(), expectedVersion, writer);
+        WriteOutcome out = memory.put(NAMESPACE, id, stored(next), expectedVersion, writer);
         return switch (out) {
             case WriteOutcome.Written w -> {
                 Incident written = new Incident(next, w.version());
@@ -456,7 +468,7 @@ public final class IncidentService {
                     .put("startedAt", now())
                     .put("status", "running");
             capRemediations(list);
-            if (memory.put(NAMESPACE, incidentId, next.toString(), current.version(), writer)
+            if (memory.put(NAMESPACE, incidentId, stored(next), current.version(), writer)
                     instanceof WriteOutcome.Written w) {
                 return new Claim.Granted(new Incident(next, w.version()));
             }
@@ -555,7 +567,7 @@ public final class IncidentService {
             if (next == null) {
                 return current;
             }
-            if (memory.put(NAMESPACE, id, next.toString(), current.get().version(), writer)
+            if (memory.put(NAMESPACE, id, stored(next), current.get().version(), writer)
                     instanceof WriteOutcome.Written w) {
                 return Optional.of(new Incident(next, w.version()));
             }

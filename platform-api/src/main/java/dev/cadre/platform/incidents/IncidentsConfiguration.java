@@ -3,6 +3,7 @@ package dev.cadre.platform.incidents;
 import dev.cadre.agent.workflow.Severity;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.ToolProvider;
+import dev.cadre.platform.web.SecretRedactor;
 import java.time.Clock;
 import java.time.Duration;
 import org.springframework.beans.factory.annotation.Value;
@@ -26,12 +27,14 @@ class IncidentsConfiguration {
             @Value("${cadre.incidents.remediation-window:PT1H}") Duration remediationWindow,
             @Value("${cadre.incidents.escalate-after:3}") int escalateAfter,
             @Value("${cadre.incidents.notify-window:PT30M}") Duration notifyWindow,
-            @Value("${cadre.incidents.duplicate-window:PT10S}") Duration duplicateWindow) {
+            @Value("${cadre.incidents.duplicate-window:PT10S}") Duration duplicateWindow,
+            SecretRedactor redactor) {
         return new IncidentService(
                 memory,
                 json,
                 clock,
-                new IncidentService.Settings(remediationWindow, escalateAfter, notifyWindow, duplicateWindow));
+                new IncidentService.Settings(remediationWindow, escalateAfter, notifyWindow, duplicateWindow),
+                redactor);
     }
 
     @Bean

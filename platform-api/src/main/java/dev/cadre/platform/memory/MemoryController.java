@@ -12,6 +12,7 @@ import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.Problems;
+import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -57,11 +58,14 @@ class MemoryController {
     private final SharedMemory memory;
     private final MemoryEvents events;
     private final JsonMapper json;
+    private final SecretRedactor redactor;
 
     private final AuditLog audit;
 
-    MemoryController(SharedMemory memory, MemoryEvents events, JsonMapper json, AuditLog audit) {
+    MemoryController(
+            SharedMemory memory, MemoryEvents events, JsonMapper json, AuditLog audit, SecretRedactor redactor) {
         this.audit = audit;
+        this.redactor = redactor;
         this.memory = memory;
         this.events = events;
         this.json = json;
@@ -209,17 +213,19 @@ class MemoryController {
         if (versions.isEmpty()) {
             throw ApiProblem.notFound("memory entry", namespace + "/" + key);
         }
-        return new HistoryView(
-                namespace,
-                key,
-                versions.stream()
-                        .map(v -> new VersionView(
-                                v.version(),
-                                v.value() == null ? null : json.readTree(v.value()),
-                                v.deleted(),
-                                v.updatedAt(),
-                                WriterView.of(v.updatedBy())))
-                        .toList());
+        return redactor.redacted(
+                new HistoryView(
+                        namespace,
+                        key,
+                        versions.stream()
+                                .map(v -> new VersionView(
+                                        v.version(),
+                                        v.value() == null ? null : json.readTree(v.value()),
+                                        v.deleted(),
+                                        v.updatedAt(),
+                                        WriterView.of(v.updatedBy())))
+                                .toList()),
+                HistoryView.class);
     }
 
     @Operation(summary = "List a namespace's entries by key")
@@ -316,14 +322,21 @@ class MemoryController {
         }
     }
 
+    /**
+     * An entry as it leaves, redacted as a whole (issue 23): memory holds what agents and the platform
+     * wrote, as written (an agent reads its own values back); whoever reads it over REST gets it
+     * without secrets.
+     */
     private EntryView view(MemoryEntry e) {
-        return new EntryView(
-                e.namespace(),
-                e.key(),
-                json.readTree(e.value()),
-                e.version(),
-                e.updatedAt(),
-                WriterView.of(e.updatedBy()));
+        return redactor.redacted(
+                new EntryView(
+                        e.namespace(),
+                        e.key(),
+                        json.readTree(e.value()),
+                        e.version(),
+                        e.updatedAt(),
+                        WriterView.of(e.updatedBy())),
+                EntryView.class);
     }
 
     private static String etag(long version) {

@@ -3,6 +3,7 @@ package dev.cadre.platform.memory;
 import dev.cadre.memory.MemoryChange;
 import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.Subscription;
+import dev.cadre.platform.web.SecretRedactor;
 import dev.cadre.platform.web.SseHeartbeat;
 import java.io.IOException;
 import java.time.Instant;
@@ -20,8 +21,10 @@ class MemoryEvents {
     private final SharedMemory memory;
     private final JsonMapper json;
     private final SseHeartbeat heartbeat;
+    private final SecretRedactor redactor;
 
-    MemoryEvents(SharedMemory memory, JsonMapper json, SseHeartbeat heartbeat) {
+    MemoryEvents(SharedMemory memory, JsonMapper json, SseHeartbeat heartbeat, SecretRedactor redactor) {
+        this.redactor = redactor;
         this.memory = memory;
         this.json = json;
         this.heartbeat = heartbeat;
@@ -81,7 +84,8 @@ class MemoryEvents {
             emitter.send(SseEmitter.event()
                     .id(Long.toString(change.cursor()))
                     .name(change.deleted() ? "deleted" : "changed")
-                    .data(view));
+                    // A change leaves redacted as a whole, like an entry read over REST.
+                    .data(redactor.redacted(view, ChangeView.class)));
         } catch (IOException | IllegalStateException e) {
             // The client has gone (broken pipe): there is no one left to tell. completeWithError
             // would run the request's error handling and log a 500 for a normal disconnect.

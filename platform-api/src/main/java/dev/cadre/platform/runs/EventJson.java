@@ -14,7 +14,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The wire form of agent events (SSE data, stored event rows): the envelope of DESIGN §2 (type, run,
- * session, parent session, agent, time) plus the event's own fields, with secrets redacted before
+ * session, parent session, agent, time) plus the event's own fields, redacted as a whole before
  * anything is stored or sent.
  */
 @Component
@@ -28,7 +28,16 @@ public class EventJson {
         this.redactor = redactor;
     }
 
+    /**
+     * The event's wire JSON, redacted as a whole (issue 23): every field, the approval's {@code why}
+     * and {@code plan} and whatever a later event type adds included, goes through one structural
+     * pass before the event is stored or sent.
+     */
     public ObjectNode toJson(AgentEvent event) {
+        return (ObjectNode) redactor.redact(raw(event));
+    }
+
+    private ObjectNode raw(AgentEvent event) {
         ObjectNode o = NODES.objectNode();
         var meta = event.meta();
         o.put("type", event.type());
@@ -39,9 +48,9 @@ public class EventJson {
         o.put("sessionSequence", meta.sequence());
         o.put("at", meta.at().toString());
         switch (event) {
-            case AgentEvent.RunStarted e -> o.put("input", redactor.redactText(e.input()));
+            case AgentEvent.RunStarted e -> o.put("input", e.input());
             case AgentEvent.TextDelta e -> {
-                o.put("text", redactor.redactText(e.text()));
+                o.put("text", e.text());
                 if (e.partial()) {
                     o.put("partial", true);
                 }
@@ -49,7 +58,7 @@ public class EventJson {
             case AgentEvent.ToolCallStart e -> {
                 o.put("callId", e.callId());
                 o.put("tool", e.tool());
-                o.set("arguments", redactor.redact(e.arguments()));
+                o.set("arguments", e.arguments());
                 o.put("risk", e.risk().name().toLowerCase(java.util.Locale.ROOT));
                 o.put("worker", e.worker());
             }
@@ -57,14 +66,14 @@ public class EventJson {
                 o.put("callId", e.callId());
                 o.put("tool", e.tool());
                 o.put("status", e.status().wireName());
-                o.put("content", redactor.redactText(e.content()));
+                o.put("content", e.content());
                 putFailure(o, e.failure());
             }
             case AgentEvent.SubagentStarted e -> {
                 o.put("callId", e.callId());
                 o.put("worker", e.worker());
                 o.put("childSessionId", e.childSessionId());
-                o.put("task", redactor.redactText(e.task()));
+                o.put("task", e.task());
             }
             case AgentEvent.SubagentFinished e -> {
                 o.put("callId", e.callId());
@@ -84,7 +93,7 @@ public class EventJson {
                 o.put("iteration", e.iteration());
             }
             case AgentEvent.Done e -> {
-                o.put("text", redactor.redactText(e.text()));
+                o.put("text", e.text());
                 putUsage(o, e.usage());
                 o.put("iterations", e.iterations());
             }
@@ -103,8 +112,8 @@ public class EventJson {
         o.put("kind", r.kind().name().toLowerCase(java.util.Locale.ROOT));
         o.put("callId", r.callId());
         o.put("tool", r.tool());
-        o.set("arguments", redactor.redact(r.arguments()));
-        o.put("what", redactor.redactText(r.what()));
+        o.set("arguments", r.arguments());
+        o.put("what", r.what());
         o.put("why", r.why());
         if (r.confidence() != null) {
             o.put("confidence", r.confidence());
@@ -114,13 +123,13 @@ public class EventJson {
         return o;
     }
 
-    ObjectNode decision(ApprovalDecision d) {
+    private ObjectNode decision(ApprovalDecision d) {
         ObjectNode o = NODES.objectNode();
         switch (d) {
             case ApprovalDecision.Approved a -> o.put("kind", "approved");
             case ApprovalDecision.ApprovedWithEdits a -> {
                 o.put("kind", "approved_with_edits");
-                o.set("arguments", redactor.redact(a.arguments()));
+                o.set("arguments", a.arguments());
             }
             case ApprovalDecision.Rejected r -> {
                 o.put("kind", "rejected");

@@ -3,7 +3,6 @@ package dev.cadre.platform.runs;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
-import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -46,14 +45,12 @@ class RunController {
     private final RunEventStreams streams;
     private final String currency;
     private final JsonMapper json;
-    private final SecretRedactor redactor;
     private final RunEvents events;
 
     RunController(
             RunService runs,
             RunEventStreams streams,
             JsonMapper json,
-            SecretRedactor redactor,
             RunEvents events,
             @org.springframework.beans.factory.annotation.Value("${cadre.models.currency:USD}") String currency) {
         this.events = events;
@@ -61,7 +58,6 @@ class RunController {
         this.runs = runs;
         this.streams = streams;
         this.json = json;
-        this.redactor = redactor;
     }
 
     /**
@@ -294,8 +290,9 @@ class RunController {
     }
 
     /**
-     * The run as a client sees it: input, context, result, error and subagent summaries pass the same
-     * redaction as events and spans, so the record is no side door for a secret a run saw.
+     * The run as a client sees it: input, context, result, error and subagent summaries as stored —
+     * redacted when written ({@link RunStore#insert}), so a read of a run, or of a page of them, does
+     * no pattern matching (issue 23).
      */
     RunView view(RunRecord r) {
         return view(r, null);
@@ -311,16 +308,13 @@ class RunController {
                 r.id(),
                 r.agent(),
                 r.status().wire(),
-                redactor.redactText(r.input()),
-                r.context() == null ? null : redactor.redactText(r.context()),
-                r.result() == null ? null : redactor.redactText(r.result()),
+                r.input(),
+                r.context(),
+                r.result(),
                 r.failureCategory() == null
                         ? null
-                        : new ErrorView(
-                                r.failureCategory(),
-                                r.failureCode(),
-                                r.failureMessage() == null ? null : redactor.redactText(r.failureMessage())),
-                r.subagentsJson() == null ? json.createArrayNode() : redactor.redact(json.readTree(r.subagentsJson())),
+                        : new ErrorView(r.failureCategory(), r.failureCode(), r.failureMessage()),
+                r.subagentsJson() == null ? json.createArrayNode() : json.readTree(r.subagentsJson()),
                 r.toolsCalledJson() == null ? json.createArrayNode() : json.readTree(r.toolsCalledJson()),
                 new UsageView(r.inputTokens(), r.outputTokens(), r.inputTokens() + r.outputTokens()),
                 new CostView(r.cost(), currency, r.maxCost()),

@@ -297,16 +297,28 @@ public class RunEvents {
                         rs.getLong("seq"),
                         rs.getString("type"),
                         rs.getBoolean("main_stream"),
-                        StoredEventFormat.read(
-                                json.readTree(rs.getString("data")),
-                                rs.getInt("data_format"),
-                                rs.getString("run_id"),
-                                rs.getLong("seq"),
+                        olderThanWholeRedaction(
                                 rs.getString("type"),
-                                rs.getString("session_id"),
-                                rs.getString("parent_session_id")),
+                                StoredEventFormat.read(
+                                        json.readTree(rs.getString("data")),
+                                        rs.getInt("data_format"),
+                                        rs.getString("run_id"),
+                                        rs.getLong("seq"),
+                                        rs.getString("type"),
+                                        rs.getString("session_id"),
+                                        rs.getString("parent_session_id"))),
                         rs.getTimestamp("at").toInstant()))
                 .list();
+    }
+
+    /**
+     * Every event is stored redacted as a whole ({@link EventJson#toJson}); before issue 23 an
+     * approval request's {@code why} and {@code plan} were stored as given. Such events (a few per
+     * run, their texts one model turn long) are redacted again when read; every other type was stored
+     * redacted and is read as it is.
+     */
+    private JsonNode olderThanWholeRedaction(String type, JsonNode data) {
+        return "approval_requested".equals(type) ? redactor.redact(data) : data;
     }
 
     /**

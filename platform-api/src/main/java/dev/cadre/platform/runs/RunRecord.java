@@ -130,4 +130,43 @@ public record RunRecord(
                 cost,
                 max);
     }
+
+    /** The same record with these texts (input, context, result, failure message, subagents): their redacted form. */
+    public RunRecord withTexts(
+            String input,
+            @Nullable String context,
+            @Nullable String result,
+            @Nullable String failureMessage,
+            @Nullable String subagentsJson) {
+        return new RunRecord(
+                id,
+                agent,
+                input,
+                context,
+                status,
+                result,
+                failureCategory,
+                failureCode,
+                failureMessage,
+                subagentsJson,
+                toolsCalledJson,
+                inputTokens,
+                outputTokens,
+                iterations,
+                submittedBy,
+                idempotencyKey,
+                requestHash,
+                traceId,
+                checkpoint,
+                resumeCount,
+                createdAt,
+                startedAt,
+                finishedAt,
+                updatedAt,
+                retryOf,
+                priority,
+                deadline,
+                cost,
+                maxCost);
+    }
 }

@@ -199,7 +199,7 @@ public final class RunService {
                 maxCost);
         try {
             SpanContext caller = Span.current().getSpanContext();
-            store.insert(
+            run = store.insert(
                     run,
                     caller.isValid()
                             ? "00-" + caller.getTraceId() + "-" + caller.getSpanId() + "-"

@@ -2,6 +2,7 @@ package dev.cadre.platform.runs;
 
 import dev.cadre.platform.agents.AgentRunHistory;
 import dev.cadre.platform.web.PageCursor;
+import dev.cadre.platform.web.SecretRedactor;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -33,7 +34,7 @@ public class RunStore implements AgentRunHistory {
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
-            + " updated_at, retry_of, priority, deadline, cost, max_cost";
+            + " updated_at, retry_of, priority, deadline, cost, max_cost, redacted";
 
     /** The list's columns: not {@code checkpoint}, which can be large and a list never shows. */
     private static final String LIST_COLUMNS = COLUMNS.replace(" checkpoint,", " NULL AS checkpoint,");
@@ -43,8 +44,15 @@ public class RunStore implements AgentRunHistory {
     private final JsonMapper json;
     private final RunRollups rollups;
     private final TransactionTemplate transactions;
+    private final SecretRedactor redactor;
 
-    RunStore(JdbcClient jdbc, Clock clock, JsonMapper json, PlatformTransactionManager transactionManager) {
+    RunStore(
+            JdbcClient jdbc,
+            Clock clock,
+            JsonMapper json,
+            PlatformTransactionManager transactionManager,
+            SecretRedactor redactor) {
+        this.redactor = redactor;
         this.jdbc = jdbc;
         this.clock = clock;
         this.json = json;
@@ -79,37 +87,48 @@ public class RunStore implements AgentRunHistory {
         }
     }
 
-    public void insert(RunRecord run) {
-        insert(run, null);
+    /** Inserts a run; returns it as stored (its input and context redacted). */
+    public RunRecord insert(RunRecord run) {
+        return insert(run, null);
     }
 
     /**
      * Inserts a run with its submitter's W3C traceparent (see {@link RunExecutor}), in the insert
-     * rather than an UPDATE after it: one row version fewer per run (issue #18).
+     * rather than an UPDATE after it: one row version fewer per run (issue #18). The input and
+     * context are stored redacted (issue 23): the run works on what is stored, and a read shows it
+     * as it is, with no pattern matching per read ({@code redacted} marks such rows; older ones are
+     * redacted when read, see {@link #map}). Returns the run as stored.
      */
-    public void insert(RunRecord run, @Nullable String traceParent) {
+    public RunRecord insert(RunRecord run, @Nullable String traceParent) {
+        RunRecord stored = run.withTexts(
+                redactor.redactInput(run.input()),
+                redactor.redactText(run.context()),
+                redactor.redactText(run.result()),
+                redactor.redactText(run.failureMessage()),
+                redactor.redactText(run.subagentsJson()));
         jdbc.sql(
                         "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
-                                + " trace_id, created_at, updated_at, retry_of, priority, deadline, max_cost, trace_parent)"
-                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                + " trace_id, created_at, updated_at, retry_of, priority, deadline, max_cost, trace_parent,"
+                                + " redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE)")
                 .params(
-                        run.id(),
-                        run.agent(),
-                        run.input(),
-                        run.context(),
-                        run.status().wire(),
-                        run.submittedBy(),
-                        run.idempotencyKey(),
-                        run.requestHash(),
-                        run.traceId(),
-                        ts(run.createdAt()),
-                        ts(run.updatedAt()),
-                        run.retryOf(),
-                        run.priority(),
-                        ts(run.deadline()),
-                        run.maxCost(),
+                        stored.id(),
+                        stored.agent(),
+                        stored.input(),
+                        stored.context(),
+                        stored.status().wire(),
+                        stored.submittedBy(),
+                        stored.idempotencyKey(),
+                        stored.requestHash(),
+                        stored.traceId(),
+                        ts(stored.createdAt()),
+                        ts(stored.updatedAt()),
+                        stored.retryOf(),
+                        stored.priority(),
+                        ts(stored.deadline()),
+                        stored.maxCost(),
                         traceParent)
                 .update();
+        return stored;
     }
 
     /** Adds what a model call of the run cost (one guarded increment: concurrent subagents add up). */
@@ -122,14 +141,14 @@ public class RunStore implements AgentRunHistory {
     public Optional<RunRecord> find(String id) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE id = ?")
                 .param(id)
-                .query(RunStore::map)
+                .query(this::map)
                 .optional();
     }
 
     public Optional<RunRecord> findByIdempotencyKey(String submittedBy, String key) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE submitted_by = ? AND idempotency_key = ?")
                 .params(submittedBy, key)
-                .query(RunStore::map)
+                .query(this::map)
                 .optional();
     }
 
@@ -151,10 +170,7 @@ public class RunStore implements AgentRunHistory {
         }
         return planned(
                 q,
-                () -> jdbc.sql(sql.toString())
-                        .params(params)
-                        .query(RunStore::map)
-                        .list());
+                () -> jdbc.sql(sql.toString()).params(params).query(this::map).list());
     }
 
     /**
@@ -254,7 +270,7 @@ public class RunStore implements AgentRunHistory {
         return jdbc.sql("SELECT " + COLUMNS
                         + " FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
                         + " ORDER BY created_at")
-                .query(RunStore::map)
+                .query(this::map)
                 .list();
     }
 
@@ -434,11 +450,12 @@ public class RunStore implements AgentRunHistory {
                                 + guard)
                         .params(
                                 status.wire(),
-                                result,
+                                // How a run ended is stored redacted like its input (see insert).
+                                redactor.redactText(result),
                                 failureCategory,
                                 failureCode,
-                                failureMessage,
-                                subagentsJson,
+                                redactor.redactText(failureMessage),
+                                redactor.redactText(subagentsJson),
                                 toolsCalledJson,
                                 inputTokens,
                                 outputTokens,
@@ -693,7 +710,24 @@ public class RunStore implements AgentRunHistory {
         return t == null ? null : t.toInstant();
     }
 
-    private static RunRecord map(ResultSet rs, int row) throws SQLException {
+    /**
+     * A row as a record. Rows stored before V20 ({@code redacted} false) hold their texts as given:
+     * they are redacted here, on each read, so nothing reads them in clear; every row stored since
+     * is redacted already and read as it is.
+     */
+    private RunRecord map(ResultSet rs, int row) throws SQLException {
+        RunRecord r = mapRow(rs);
+        return rs.getBoolean("redacted")
+                ? r
+                : r.withTexts(
+                        redactor.redactInput(r.input()),
+                        redactor.redactText(r.context()),
+                        redactor.redactText(r.result()),
+                        redactor.redactText(r.failureMessage()),
+                        redactor.redactText(r.subagentsJson()));
+    }
+
+    private static RunRecord mapRow(ResultSet rs) throws SQLException {
         return new RunRecord(
                 rs.getString("id"),
                 rs.getString("agent"),

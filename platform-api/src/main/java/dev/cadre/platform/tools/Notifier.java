@@ -3,6 +3,7 @@ package dev.cadre.platform.tools;
 import dev.cadre.memory.Writer;
 import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.web.SecretRedactor;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,13 +29,16 @@ public final class Notifier implements IncidentService.Listener {
     private final JsonMapper json;
     private final Clock clock;
     private final IncidentService incidents;
+    private final SecretRedactor redactor;
 
     public Notifier(
             OpsToolsProperties.Notify config,
             HttpClient http,
             JsonMapper json,
             Clock clock,
-            IncidentService incidents) {
+            IncidentService incidents,
+            SecretRedactor redactor) {
+        this.redactor = redactor;
         this.config = config;
         this.http = http;
         this.json = json;
@@ -81,15 +85,19 @@ public final class Notifier implements IncidentService.Listener {
                         : "webhook answered HTTP " + response.statusCode() + ": " + abbreviate(response.body()));
     }
 
+    /** The webhook body, redacted as a whole (issue 23): it leaves the platform. */
     private String body(Message m, boolean escalation) {
+        return redactor.redact(rawBody(m, escalation)).toString();
+    }
+
+    private ObjectNode rawBody(Message m, boolean escalation) {
         if (config.format().equals("slack")) {
             String icon = escalation ? ":rotating_light: " : m.severity().equals("critical") ? ":red_circle: " : "";
             return json.createObjectNode()
                     .put(
                             "text",
                             icon + "*" + m.title() + "*\n" + m.text()
-                                    + (m.incident() == null ? "" : "\nincident: `" + m.incident() + "`"))
-                    .toString();
+                                    + (m.incident() == null ? "" : "\nincident: `" + m.incident() + "`"));
         }
         ObjectNode o = json.createObjectNode();
         o.put("source", "cadre");
@@ -101,7 +109,7 @@ public final class Notifier implements IncidentService.Listener {
         o.put("runId", m.runId());
         o.put("agent", m.agent());
         o.put("at", clock.instant().toString());
-        return o.toString();
+        return o;
     }
 
     @Override

@@ -28,12 +28,17 @@ class OpsToolsConfiguration {
     }
 
     @Bean
-    Notifier notifier(OpsToolsProperties config, JsonMapper json, Clock clock, IncidentService incidents) {
+    Notifier notifier(
+            OpsToolsProperties config,
+            JsonMapper json,
+            Clock clock,
+            IncidentService incidents,
+            dev.cadre.platform.web.SecretRedactor redactor) {
         HttpClient http = HttpClient.newBuilder()
                 .connectTimeout(config.notification().timeout())
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .build();
-        Notifier notifier = new Notifier(config.notification(), http, json, clock, incidents);
+        Notifier notifier = new Notifier(config.notification(), http, json, clock, incidents, redactor);
         incidents.addListener(notifier);
         return notifier;
     }

@@ -33,13 +33,14 @@ class A2aJsSdkTest {
     @LocalServerPort
     int port;
 
-
     private JsonNode send(String agent, String text, boolean returnImmediately) throws Exception {
         Path dir = dev.cadre.platform.support.NpmPeers.module("@a2a-js/sdk", "1.3.0")
                 .getParent()
                 .getParent()
                 .getParent();
-        assertThat(onPath("node")).as("node is on the PATH (apt-get install -y nodejs npm)").isTrue();
+        assertThat(onPath("node"))
+                .as("node is on the PATH (apt-get install -y nodejs npm)")
+                .isTrue();
         // The script runs from the SDK's directory so that Node resolves the package from there.
         Path script = dir.resolve("cadre-send-message-" + UUID.randomUUID() + ".mjs");
         try (InputStream in = Objects.requireNonNull(getClass().getResourceAsStream("/a2a-js/send-message.mjs"))) {

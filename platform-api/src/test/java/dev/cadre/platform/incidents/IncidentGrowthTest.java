@@ -63,7 +63,8 @@ class IncidentGrowthTest {
                 memory,
                 JsonMapper.builder().build(),
                 clock,
-                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30)));
+                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30)),
+                dev.cadre.platform.web.SecretRedactor.standard());
         Writer alertmanager = Writer.apiClient("alertmanager");
         IncidentService.OpenRequest disk = new IncidentService.OpenRequest(
                 "disk-full/db-1", "disk full on db-1", "high", "alertmanager", Map.of("instance", "db-1"), null);

@@ -64,6 +64,7 @@ class IncidentSightingsPostgresIT {
                 new JdbcSharedMemory(pool, MemoryOptions.defaults()),
                 JsonMapper.builder().build(),
                 Clock.systemUTC(),
-                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10)));
+                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10)),
+                dev.cadre.platform.web.SecretRedactor.standard());
     }
 }

@@ -37,7 +37,8 @@ class IncidentSightingsTest {
                 memory,
                 JsonMapper.builder().build(),
                 clock,
-                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10)));
+                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10)),
+                dev.cadre.platform.web.SecretRedactor.standard());
     }
 
     private static IncidentService.OpenRequest notification(String fingerprint, String deliveryKey) {

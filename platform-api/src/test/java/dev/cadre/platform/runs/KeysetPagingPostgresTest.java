@@ -44,7 +44,12 @@ class KeysetPagingPostgresTest extends KeysetPagingContract {
         try (Connection c = dataSource.getConnection()) {
             SingleConnectionDataSource one = new SingleConnectionDataSource(c, true);
             JdbcClient jdbc = JdbcClient.create(one);
-            RunStore store = new RunStore(jdbc, Clock.systemUTC(), json, new DataSourceTransactionManager(one));
+            RunStore store = new RunStore(
+                    jdbc,
+                    Clock.systemUTC(),
+                    json,
+                    new DataSourceTransactionManager(one),
+                    dev.cadre.platform.web.SecretRedactor.standard());
             String tag = "plan-" + UUID.randomUUID().toString().substring(0, 8);
             jdbc.sql("INSERT INTO cadre_run (id, agent, input, status, submitted_by, created_at, updated_at,"
                             + " input_tokens, output_tokens, iterations, resume_count, priority)"

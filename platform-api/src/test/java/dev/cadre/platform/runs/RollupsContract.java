@@ -79,7 +79,7 @@ abstract class RollupsContract {
 
     @BeforeEach
     void setUp() {
-        store = new RunStore(jdbc, clock, json, transactionManager);
+        store = new RunStore(jdbc, clock, json, transactionManager, dev.cadre.platform.web.SecretRedactor.standard());
         // A random day of 2001: nothing else writes there, so the window's figures are this test's.
         base = Instant.parse("2001-01-01T00:00:00Z")
                 .plus(ThreadLocalRandom.current().nextInt(300), ChronoUnit.DAYS);

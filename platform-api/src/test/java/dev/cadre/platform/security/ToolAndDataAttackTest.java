@@ -347,4 +347,100 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
         assertThat(task.status()).as(task.body()).isEqualTo(200);
         assertThat(task.body()).doesNotContain("Hunter2pw").contains("postgres://app:[REDACTED]@db.internal/orders");
     }
+
+    // --- Issue 23: secrets never leave, and redacting them costs the same on any input -----------
+
+    @Autowired
+    org.springframework.jdbc.core.simple.JdbcClient jdbc;
+
+    /**
+     * Finding 2: {@code "://@ " + "a-"*n} made the URL pattern rescan to the end of the text from every
+     * word boundary, on every read: one GET of such a run took 65 s at 96k characters and the runs
+     * list stopped answering. The input is now redacted once, when written, and read as stored. The
+     * reads' bound is generous on purpose (the old code took minutes here); SecretMaskerTest proves
+     * linearity by counting the characters each pattern reads.
+     */
+    @Test
+    void finding2_aRunWithAnAdversarialInput_isStoredRedacted_andReadWithoutPatternMatching() throws Exception {
+        String input = "://@ " + "a-".repeat(48_000) + " then connect to postgres://app:Adv3rsarial@db:5432/x";
+        var r = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", "ops-analyst", "input", input)));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        String id = r.json().get("id").asString();
+
+        // Stored redacted, and marked so: a read shows the row as it is.
+        var row = jdbc.sql("SELECT input, redacted FROM cadre_run WHERE id = ?")
+                .param(id)
+                .query((rs, i) -> Map.entry(rs.getString(1), rs.getBoolean(2)))
+                .single();
+        assertThat(row.getValue()).isTrue();
+        assertThat(row.getKey())
+                .doesNotContain("Adv3rsarial")
+                .endsWith("postgres://app:[REDACTED]@db:5432/x")
+                .hasSize(input.length() - "Adv3rsarial".length() + "[REDACTED]".length());
+
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        for (String path : List.of("/api/v1/runs/" + id, "/api/v1/runs?limit=50")) {
+            long started = System.nanoTime();
+            var read = client.send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                            .header("Authorization", "Bearer " + Api.ADMIN_KEY)
+                            .timeout(java.time.Duration.ofSeconds(20))
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(read.statusCode()).isEqualTo(200);
+            assertThat(read.body()).contains(row.getKey().substring(0, 100)).doesNotContain("Adv3rsarial");
+            assertThat(millis).as("GET %s took %d ms", path, millis).isLessThan(20_000);
+        }
+        assertThat(api.get("/api/v1/runs/" + id, Api.ADMIN_KEY)
+                        .json()
+                        .get("input")
+                        .asString())
+                .isEqualTo(row.getKey());
+        JsonNode done = api.awaitRunEnd(id);
+        assertThat(done.toString()).doesNotContain("Adv3rsarial");
+        assertThat(api.get("/api/v1/runs/" + id + "/events", Api.ADMIN_KEY).body())
+                .doesNotContain("Adv3rsarial");
+    }
+
+    /**
+     * Finding 5: an alert annotation holding a database password was redacted in the run record but
+     * kept in clear in the incident entry (memory API: entry, list, history) and sent in clear in the
+     * notify webhook's body, which leaves the platform.
+     */
+    @Test
+    void finding5_aSecretInAnAlert_isRedactedInTheIncident_itsHistory_andTheWebhook() {
+        String secret = "Sup3rS3cret";
+        var r = api.post(
+                "/api/v1/integrations/alertmanager",
+                Api.ADMIN_KEY,
+                alert(
+                        "leak" + UUID.randomUUID().toString().substring(0, 8),
+                        "CPU high; the app's DB is postgres://app:" + secret + "@db.internal:5432/orders"));
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        String runId = r.json().get("alerts").get(0).get("runId").asString();
+        JsonNode run = Await.until(
+                "the triage run to wait for a human or end",
+                () -> api.get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json(),
+                j -> j.get("status").asString().matches("input-required|completed|failed|canceled"));
+        try {
+            assertThat(run.toString()).doesNotContain(secret);
+            String incident = incidents.forRun(runId).orElseThrow().id();
+            var entry = api.get("/api/v1/memory/incidents/" + incident, Api.ADMIN_KEY);
+            assertThat(entry.status()).isEqualTo(200);
+            assertThat(entry.body()).doesNotContain(secret).contains("postgres://app:[REDACTED]@db.internal");
+            assertThat(api.get("/api/v1/memory/incidents/" + incident + "/history", Api.ADMIN_KEY)
+                            .body())
+                    .doesNotContain(secret);
+            assertThat(api.get("/api/v1/memory/incidents?prefix=inc-", Api.ADMIN_KEY)
+                            .body())
+                    .doesNotContain(secret);
+            // Stored redacted, not only shown so: the incident as the platform itself reads it back.
+            assertThat(incidents.get(incident).orElseThrow().value().toString()).doesNotContain(secret);
+            Await.until("the alerter's notification", () -> deliveries("hook"), n -> n >= 1);
+            assertThat(DELIVERIES).isNotEmpty().noneMatch(d -> d.contains(secret));
+        } finally {
+            api.post("/api/v1/runs/" + runId + "/cancel", Api.ADMIN_KEY, null);
+        }
+    }
 }

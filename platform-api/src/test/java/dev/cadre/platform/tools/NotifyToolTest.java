@@ -52,7 +52,15 @@ class NotifyToolTest {
                 : URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
         var config = new OpsToolsProperties.Notify(url, format, null, Duration.ofSeconds(5));
         return new NotifyTool(
-                new Notifier(config, HttpClient.newHttpClient(), JSON, Clock.systemUTC(), incidents), incidents, JSON);
+                new Notifier(
+                        config,
+                        HttpClient.newHttpClient(),
+                        JSON,
+                        Clock.systemUTC(),
+                        incidents,
+                        dev.cadre.platform.web.SecretRedactor.standard()),
+                incidents,
+                JSON);
     }
 
     @Test

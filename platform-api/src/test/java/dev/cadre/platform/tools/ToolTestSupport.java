@@ -20,7 +20,8 @@ final class ToolTestSupport {
                 new InMemorySharedMemory(),
                 JSON,
                 Clock.systemUTC(),
-                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30)));
+                new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30)),
+                dev.cadre.platform.web.SecretRedactor.standard());
     }
 
     static JsonNode args(String json) {

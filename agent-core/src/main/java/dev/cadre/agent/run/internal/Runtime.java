@@ -12,7 +12,6 @@ import dev.cadre.agent.run.SubagentLimiter;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
 import dev.cadre.agent.tool.RiskPolicy;
 import dev.cadre.agent.tool.output.ToolOutputs;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
