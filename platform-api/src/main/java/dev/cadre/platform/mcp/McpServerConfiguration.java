@@ -28,10 +28,10 @@ class McpServerConfiguration {
     static final String ENDPOINT = "/mcp";
 
     @Bean(destroyMethod = "destroy")
-    HttpServletStreamableServerTransportProvider mcpTransport() {
+    HttpServletStreamableServerTransportProvider mcpTransport(io.opentelemetry.api.OpenTelemetry openTelemetry) {
         return HttpServletStreamableServerTransportProvider.builder()
                 .mcpEndpoint(ENDPOINT)
-                .contextExtractor(McpCaller::extract)
+                .contextExtractor(request -> McpCaller.extract(request, openTelemetry))
                 .build();
     }
 

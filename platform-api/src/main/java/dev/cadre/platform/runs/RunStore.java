@@ -196,8 +196,9 @@ public class RunStore implements AgentRunHistory {
     private boolean postgres() {
         Boolean p = postgres;
         if (p == null) {
-            // Standard SQL both databases answer: PostgreSQL lists its catalog schema, H2 has none.
-            p = jdbc.sql("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'pg_catalog'")
+            // Standard SQL both databases answer. Not pg_catalog: H2 in PostgreSQL mode has one too;
+            // the TOAST schema is PostgreSQL's own storage and no emulation lists it.
+            p = jdbc.sql("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'pg_toast'")
                             .query(Long.class)
                             .single()
                     > 0;
