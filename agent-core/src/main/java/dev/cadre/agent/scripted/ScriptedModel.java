@@ -444,11 +444,11 @@ public final class ScriptedModel implements ModelPort {
 
         JsonNode render(JsonNode node) {
             if (node.isString()) {
-                // An argument that is exactly one field template keeps the field's JSON type (a number stays one).
+                // An argument that is exactly one field template keeps a number or boolean as one (JSON stays text).
                 Matcher whole = TEMPLATE.matcher(node.asString().strip());
                 if (whole.matches() && whole.group(1).indexOf('/') > 0) {
                     JsonNode at = field(whole.group(1));
-                    if (at != null) {
+                    if (at != null && at.isValueNode()) {
                         return at;
                     }
                 }

@@ -42,7 +42,7 @@ class ScriptedPointerTemplateTest {
         var args = first.toolCalls().getFirst().arguments();
         assertThat(args.path("namespace").asString()).isEqualTo("shop");
         assertThat(args.path("deployment").asString()).isEqualTo("web");
-        assertThat(args.path("whole").toString()).isEqualTo("{\"namespace\":\"shop\",\"deployment\":\"web\"}");
+        assertThat(args.path("whole").asString()).isEqualTo("{\"namespace\":\"shop\",\"deployment\":\"web\"}");
         assertThat(args.path("missing").asString()).isEqualTo("{{input/kubernetes/nope}}");
 
         ModelResponse second = model.call(request(List.of(

@@ -39,8 +39,12 @@ class AlertmanagerController {
             JsonMapper json,
             @Value("${cadre.integrations.alertmanager.agent:ops-orchestrator}") String agent,
             @Value("${cadre.integrations.alertmanager.routes:}") List<String> routes,
+            @Value("${cadre.integrations.alertmanager.kubernetes-agent:k8s-orchestrator}") String kubernetesAgent,
             AgentCatalog catalog) {
-        this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog));
+        // The shipped Kubernetes team's entry point; an agents directory without it sends those alerts to
+        // the default agent, a name set to nothing too.
+        String k8s = kubernetesAgent.isBlank() || !catalog.runnable(kubernetesAgent) ? null : kubernetesAgent;
+        this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog), k8s);
     }
 
     /**

@@ -502,7 +502,7 @@ final class KubernetesReadTools {
                 if (b.length() + line.length() + 1 > max) {
                     break;
                 }
-                b.insert(0, line + "\n");
+                b.insert(0, b.isEmpty() ? line : line + "\n");
                 shown++;
             }
             ObjectNode out = json.createObjectNode();

@@ -140,7 +140,7 @@ class KubernetesToolsTest {
                 "k8s_logs",
                 "{\"namespace\":\"shop\",\"pod\":\"web-2222-ccccc\",\"previous\":true,\"grep\":\"fatal|error\"}");
 
-        assertThat(out.path("log").asString()).isEqualTo("FATAL: FEATURE_X requires DB_URL to be set\n");
+        assertThat(out.path("log").asString()).isEqualTo("FATAL: FEATURE_X requires DB_URL to be set");
         assertThat(out.path("lines").asInt()).isEqualTo(1);
         assertThat(out.path("linesRead").asInt()).isEqualTo(3);
     }
