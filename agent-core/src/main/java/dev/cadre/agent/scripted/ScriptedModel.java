@@ -74,7 +74,7 @@ import tools.jackson.databind.node.ObjectNode;
  * them followed by a JSON pointer ({@code {{input/kubernetes/namespace}}}, {@code {{result[0]/revision}}})
  * stands for that field of the text's structured data (the JSON it starts with, else the JSON after its
  * last {@code Context:} line; the task's fenced data never counts): a value as its text, an object or
- * array as JSON.
+ * array as JSON, nothing when the field is absent.
  * A call with {@code "forEach": "{{result[0]}}"} is repeated once per element of that JSON array,
  * {@code {{item}}} in its arguments standing for the element (see {@link ScriptedCall}).
  * A reference to nothing is left as written, so a script mistake shows in the output.
@@ -485,8 +485,9 @@ public final class ScriptedModel implements ModelPort {
 
         private @Nullable String resolve(String reference) {
             if (reference.indexOf('/') > 0) {
+                // A field the data does not have is empty text: a script can quote an error that may be absent.
                 JsonNode at = field(reference);
-                return at == null ? null : at.isValueNode() ? at.asString() : at.toString();
+                return at == null ? "" : at.isValueNode() ? at.asString() : at.toString();
             }
             if (reference.equals("input")) {
                 return input;

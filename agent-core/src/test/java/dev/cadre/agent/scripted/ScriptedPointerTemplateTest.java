@@ -43,7 +43,7 @@ class ScriptedPointerTemplateTest {
         assertThat(args.path("namespace").asString()).isEqualTo("shop");
         assertThat(args.path("deployment").asString()).isEqualTo("web");
         assertThat(args.path("whole").asString()).isEqualTo("{\"namespace\":\"shop\",\"deployment\":\"web\"}");
-        assertThat(args.path("missing").asString()).isEqualTo("{{input/kubernetes/nope}}");
+        assertThat(args.path("missing").asString()).isEmpty();
 
         ModelResponse second = model.call(request(List.of(
                 start.get(0),
