@@ -69,15 +69,19 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code {{input}}} the task (first user message); {@code {{result[i]}}} the i-th tool result of the
  * previous turn (0-based, call order); {@code {{results.NAME}}} the previous turn's results of tool
  * or worker NAME (joined by newlines); {@code {{results}}} all of them as {@code name: content} lines;
- * {@code {{last.NAME}}} the latest result of tool or worker NAME in the whole conversation.
+ * {@code {{last.NAME}}} the latest result of tool or worker NAME in the whole conversation. Any of
+ * them followed by a JSON pointer ({@code {{input/kubernetes/namespace}}}, {@code {{result[0]/revision}}})
+ * stands for that field of the text's structured data (the JSON it starts with, else the JSON after its
+ * last {@code Context:} line; the task's fenced data never counts): a value as its text, an object or
+ * array as JSON, nothing when the field is absent.
  * A call with {@code "forEach": "{{result[0]}}"} is repeated once per element of that JSON array,
  * {@code {{item}}} in its arguments standing for the element (see {@link ScriptedCall}).
  * A reference to nothing is left as written, so a script mistake shows in the output.
  */
 public final class ScriptedModel implements ModelPort {
 
-    private static final Pattern TEMPLATE =
-            Pattern.compile("\\{\\{\\s*([a-zA-Z_][a-zA-Z0-9_\\-]*(?:\\[\\d+]|\\.[a-zA-Z0-9_\\-]+)?)\\s*}}");
+    private static final Pattern TEMPLATE = Pattern.compile(
+            "\\{\\{\\s*([a-zA-Z_][a-zA-Z0-9_\\-]*(?:\\[\\d+]|\\.[a-zA-Z0-9_\\-]+)?(?:/[A-Za-z0-9_.~\\-/]*)?)\\s*}}");
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
     private static final tools.jackson.databind.ObjectReader FIRST_VALUE = MAPPER.readerFor(JsonNode.class)
             .without(tools.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -347,6 +351,14 @@ public final class ScriptedModel implements ModelPort {
 
         JsonNode render(JsonNode node) {
             if (node.isString()) {
+                // An argument that is exactly one field template keeps a number or boolean as one (JSON stays text).
+                Matcher whole = TEMPLATE.matcher(node.asString().strip());
+                if (whole.matches() && whole.group(1).indexOf('/') > 0) {
+                    JsonNode at = field(whole.group(1));
+                    if (at != null && at.isValueNode()) {
+                        return at;
+                    }
+                }
                 return JsonNodeFactory.instance.stringNode(render(node.asString()));
             }
             if (node.isObject()) {
@@ -366,7 +378,24 @@ public final class ScriptedModel implements ModelPort {
             return node;
         }
 
+        /** A field of the referenced text's structured data ({@code input/kubernetes/namespace}), or null. */
+        private @Nullable JsonNode field(String reference) {
+            int slash = reference.indexOf('/');
+            String text = resolve(reference.substring(0, slash));
+            if (text == null) {
+                return null;
+            }
+            JsonNode data = structured(reference.startsWith("input/") ? UntrustedText.withoutFences(text) : text);
+            JsonNode at = data == null ? null : data.at(reference.substring(slash));
+            return at == null || at.isMissingNode() || at.isNull() ? null : at;
+        }
+
         private @Nullable String resolve(String reference) {
+            if (reference.indexOf('/') > 0) {
+                // A field the data does not have is empty text: a script can quote an error that may be absent.
+                JsonNode at = field(reference);
+                return at == null ? "" : at.isValueNode() ? at.asString() : at.toString();
+            }
             if (reference.equals("input")) {
                 return input;
             }

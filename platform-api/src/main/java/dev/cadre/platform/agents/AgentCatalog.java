@@ -48,6 +48,7 @@ public final class AgentCatalog {
     private final ToolRegistry tools;
     private final @Nullable ScriptedModel scripted;
     private final Map<String, List<String>> memoryNamespaces;
+    private final Map<String, List<String>> kubernetesNamespaces;
     private Map<String, DeclaredWorkflow> workflows = Map.of();
     private Set<String> internalAgents = Set.of();
     private Map<String, Set<Channel>> exposed = Map.of();
@@ -66,8 +67,10 @@ public final class AgentCatalog {
             AgentTree tree,
             ToolRegistry tools,
             @Nullable ScriptedModel scripted,
-            Map<String, List<String>> memoryNamespaces) {
+            Map<String, List<String>> memoryNamespaces,
+            Map<String, List<String>> kubernetesNamespaces) {
         this.memoryNamespaces = Map.copyOf(memoryNamespaces);
+        this.kubernetesNamespaces = Map.copyOf(kubernetesNamespaces);
         this.specs = specs;
         this.sourceOf = sourceOf;
         this.tree = tree;
@@ -189,7 +192,13 @@ public final class AgentCatalog {
                 loaded.specs().size(),
                 files.stream().map(Resource::getFilename).toList());
         AgentCatalog catalog = new AgentCatalog(
-                loaded.specs(), loaded.sourceOf(), tree, registry, scriptedModel, loaded.memoryNamespaces());
+                loaded.specs(),
+                loaded.sourceOf(),
+                tree,
+                registry,
+                scriptedModel,
+                loaded.memoryNamespaces(),
+                loaded.kubernetesNamespaces());
         catalog.workflows = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(declared.workflows()));
         catalog.internalAgents = Set.copyOf(declared.internalAgents());
         catalog.exposed = Map.copyOf(exposure.exposed());
@@ -285,6 +294,15 @@ public final class AgentCatalog {
      */
     public List<String> memoryNamespaces(String agent) {
         return memoryNamespaces.getOrDefault(agent, List.of());
+    }
+
+    /**
+     * The Kubernetes namespaces an agent's {@code k8s_*} tools may reach (its YAML
+     * {@code kubernetes.namespaces}; names, prefixes ending in {@code *}, or {@code *}); empty for an
+     * unknown agent.
+     */
+    public List<String> kubernetesNamespaces(String agent) {
+        return kubernetesNamespaces.getOrDefault(agent, List.of());
     }
 
     /** The scripted model serving the {@code scripted} provider, if any agent uses it. */

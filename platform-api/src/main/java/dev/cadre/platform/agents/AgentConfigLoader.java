@@ -43,7 +43,8 @@ final class AgentConfigLoader {
             "memory",
             "internal",
             "toolOutput",
-            "expose");
+            "expose",
+            "kubernetes");
     private static final Set<String> TOOL_OUTPUT_FIELDS = Set.of("maxBytes", "tools");
     private static final Set<String> BUDGET_FIELDS = Set.of("maxIterations", "maxTokens", "timeout");
     private static final Set<String> FILE_FIELDS = Set.of("agents", "scripts", "workflows");
@@ -57,7 +58,8 @@ final class AgentConfigLoader {
             Map<String, Object> scripts,
             Map<String, List<String>> memoryNamespaces,
             List<String> problems,
-            Map<String, List<ModelRef>> fallbacks) {}
+            Map<String, List<ModelRef>> fallbacks,
+            Map<String, List<String>> kubernetesNamespaces) {}
 
     /** A namespace name, or a prefix ending in {@code *}. */
     private static final java.util.regex.Pattern NAMESPACE_ENTRY =
@@ -68,6 +70,7 @@ final class AgentConfigLoader {
         Map<String, String> sourceOf = new LinkedHashMap<>();
         Map<String, Object> scripts = new LinkedHashMap<>();
         Map<String, List<String>> memory = new LinkedHashMap<>();
+        Map<String, List<String>> kubernetes = new LinkedHashMap<>();
         Map<String, List<ModelRef>> fallbacks = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         for (Resource file : files) {
@@ -103,6 +106,9 @@ final class AgentConfigLoader {
                             memory.put(
                                     spec.name(),
                                     memoryNamespaces(node, where + ": agent '" + spec.name() + "': ", problems));
+                            kubernetes.put(
+                                    spec.name(),
+                                    kubernetesNamespaces(node, where + ": agent '" + spec.name() + "': ", problems));
                             List<ModelRef> more = fallbackModels(node.path("model"));
                             if (!more.isEmpty()) {
                                 fallbacks.put(spec.name(), more);
@@ -125,7 +131,7 @@ final class AgentConfigLoader {
                 }
             }
         }
-        return new Loaded(specs, sourceOf, scripts, memory, problems, fallbacks);
+        return new Loaded(specs, sourceOf, scripts, memory, problems, fallbacks, kubernetes);
     }
 
     /** {@code model: [primary, fallback, ...]}: the fallbacks (checked when the primary was parsed). */
@@ -161,6 +167,35 @@ final class AgentConfigLoader {
             }
         }
         return entries;
+    }
+
+    /** A Kubernetes namespace name (RFC 1123 label), a prefix of one ending in {@code *}, or {@code *}. */
+    private static final java.util.regex.Pattern KUBERNETES_NAMESPACE_ENTRY =
+            java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?|[a-z0-9][-a-z0-9]{0,61}\\*|\\*");
+
+    /**
+     * The {@code kubernetes} field, {@code {namespaces: [shop, "team-*"]}}: the namespaces the agent's
+     * Kubernetes tools may reach (absent: none).
+     */
+    private static List<String> kubernetesNamespaces(JsonNode node, String where, List<String> problems) {
+        JsonNode k = node.get("kubernetes");
+        if (k == null || k.isNull()) {
+            return List.of();
+        }
+        if (!k.isObject()) {
+            problems.add(where + "field 'kubernetes': must be a mapping like {namespaces: [shop, \"team-*\"]}");
+            return List.of();
+        }
+        unknownFields(k, Set.of("namespaces"), where + "field 'kubernetes': ", problems);
+        List<String> entries = names(k, "namespaces", where + "kubernetes.", problems);
+        for (String e : entries) {
+            if (!KUBERNETES_NAMESPACE_ENTRY.matcher(e).matches()) {
+                problems.add(
+                        where + "field 'kubernetes.namespaces': '" + e
+                                + "' is not a Kubernetes namespace name (lower-case letters, digits, -) or a prefix ending in *");
+            }
+        }
+        return List.copyOf(entries);
     }
 
     private @Nullable AgentSpec spec(JsonNode node, String file, int index, List<String> problems) {

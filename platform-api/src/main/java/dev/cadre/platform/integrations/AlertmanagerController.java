@@ -46,10 +46,14 @@ class AlertmanagerController {
             @Value("${cadre.integrations.alertmanager.routes:}") List<String> routes,
             @Value("${cadre.integrations.alertmanager.max-alerts-per-delivery:100}") int maxAlertsPerDelivery,
             @Value("${cadre.integrations.alertmanager.new-incidents-per-minute:120}") int newIncidentsPerMinute,
+            @Value("${cadre.integrations.alertmanager.kubernetes-agent:k8s-orchestrator}") String kubernetesAgent,
             AgentCatalog catalog,
             Clock clock,
             MeterRegistry registry) {
-        this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog));
+        // The shipped Kubernetes team's entry point; an agents directory without it sends those alerts to
+        // the default agent, a name set to nothing too.
+        String k8s = kubernetesAgent.isBlank() || !catalog.runnable(kubernetesAgent) ? null : kubernetesAgent;
+        this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog), k8s);
         this.limits = new IntakeLimits(
                 new IntakeLimits.Settings(maxAlertsPerDelivery, newIncidentsPerMinute), clock, registry);
     }

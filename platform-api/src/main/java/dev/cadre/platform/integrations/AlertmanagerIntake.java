@@ -38,6 +38,7 @@ public final class AlertmanagerIntake {
     private final JsonMapper json;
     private final String agent;
     private final Map<String, String> routes;
+    private final @org.jspecify.annotations.Nullable String kubernetesAgent;
 
     public AlertmanagerIntake(IncidentService incidents, RunService runs, JsonMapper json, String agent) {
         this(incidents, runs, json, agent, Map.of());
@@ -49,6 +50,21 @@ public final class AlertmanagerIntake {
      */
     public AlertmanagerIntake(
             IncidentService incidents, RunService runs, JsonMapper json, String agent, Map<String, String> routes) {
+        this(incidents, runs, json, agent, routes, null);
+    }
+
+    /**
+     * As above, and {@code kubernetesAgent} (when not null) for alerts about a Kubernetes workload: a
+     * {@code namespace} label with a {@code pod} or {@code deployment} label. An alertname route wins.
+     */
+    public AlertmanagerIntake(
+            IncidentService incidents,
+            RunService runs,
+            JsonMapper json,
+            String agent,
+            Map<String, String> routes,
+            @org.jspecify.annotations.Nullable String kubernetesAgent) {
+        this.kubernetesAgent = kubernetesAgent;
         this.routes = Map.copyOf(routes);
         this.incidents = incidents;
         this.runs = runs;
@@ -157,7 +173,13 @@ public final class AlertmanagerIntake {
             ObjectNode context = json.createObjectNode();
             context.put("incident", incident.id());
             context.put("fingerprint", fingerprint);
-            String target = routes.getOrDefault(alertname, agent);
+            ObjectNode workload = workload(labels);
+            if (workload != null) {
+                // The platform's reading of the labels (label-safe text only): what the Kubernetes team targets.
+                context.set("kubernetes", workload);
+            }
+            String target = routes.getOrDefault(
+                    alertname, workload != null && kubernetesAgent != null ? kubernetesAgent : agent);
             RunService.Submitted submitted =
                     runs.submit(target, input, context.toString(), principal, "alertmanager:" + incident.id());
             r.put("agent", target);
@@ -183,6 +205,35 @@ public final class AlertmanagerIntake {
         // Bounded: the key is stored on the incident (an RFC 3339 time is about 30 characters).
         return (startsAt.isEmpty() ? "-" : startsAt.length() > 64 ? startsAt.substring(0, 64) : startsAt) + " "
                 + (status.length() > 16 ? status.substring(0, 16) : status);
+    }
+
+    /**
+     * The Kubernetes workload an alert is about ({@code namespace} with {@code pod} and/or
+     * {@code deployment}), or null. Without a {@code deployment} label it is read from the pod's name
+     * ({@code <deployment>-<replicaset hash>-<suffix>}) and said so; the team checks the owner chain.
+     */
+    private @org.jspecify.annotations.Nullable ObjectNode workload(Map<String, String> labels) {
+        String ns = labels.get("namespace");
+        String pod = labels.get("pod");
+        String deployment = labels.get("deployment");
+        if (ns == null || ns.isBlank() || (pod == null && deployment == null)) {
+            return null;
+        }
+        ObjectNode w = json.createObjectNode();
+        w.put("namespace", labelText(ns));
+        if (pod != null) {
+            w.put("pod", labelText(pod));
+        }
+        if (deployment != null) {
+            w.put("deployment", labelText(deployment));
+        } else {
+            String[] parts = pod.split("-");
+            if (parts.length >= 3) {
+                w.put("deployment", labelText(String.join("-", java.util.Arrays.copyOf(parts, parts.length - 2))));
+                w.put("deploymentFrom", "pod name");
+            }
+        }
+        return w;
     }
 
     /** A label value as plain text in the platform's words: label-like characters only, at most 100. */

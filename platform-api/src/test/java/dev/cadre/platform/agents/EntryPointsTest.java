@@ -46,7 +46,16 @@ class EntryPointsTest {
         assertThat(names(forAdmin)).contains("cpu-inspector", "ops-orchestrator", "wf-hidden");
         forAdmin.forEach(a -> assertThat(a.get("internal").asBoolean())
                 .as(a.get("name").asString())
-                .isEqualTo(List.of("cpu-inspector", "memory-inspector", "disk-inspector", "ops-recorder", "wf-hidden")
+                .isEqualTo(List.of(
+                                "cpu-inspector",
+                                "memory-inspector",
+                                "disk-inspector",
+                                "ops-recorder",
+                                "wf-hidden",
+                                "k8s-pod-inspector",
+                                "k8s-rollout-inspector",
+                                "k8s-repairer",
+                                "k8s-recorder")
                         .contains(a.get("name").asString())));
 
         var key = api.post("/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "entry-viewer", "role", "viewer")));

@@ -8,6 +8,7 @@ import dev.cadre.agent.journal.JournalEntry;
 import dev.cadre.agent.journal.JournalKey;
 import dev.cadre.agent.model.ToolCall;
 import dev.cadre.agent.telemetry.AgentTelemetryListener;
+import dev.cadre.agent.tool.ProposingTool;
 import dev.cadre.agent.tool.Risk;
 import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolContext;
@@ -128,6 +129,24 @@ final class ToolCallExecutor {
             }
         }
         JsonNode arguments = call.arguments();
+        if (plan.risk() == Risk.APPROVE && plan instanceof CallPlan.RunTool(ProposingTool proposing)) {
+            // The tool completes the proposal (e.g. the object's current version) before a human sees it;
+            // a proposal it refuses (bad target, unreachable) never reaches a human.
+            try {
+                arguments = proposing.propose(
+                        arguments, new ToolContext(ctx.runId(), ctx.sessionId(), ctx.agent(), call.id()));
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (ToolException e) {
+                return ToolResult.failed(call.id(), call.name(), new Failure(e.category(), e.code(), e.getMessage()));
+            } catch (Exception e) {
+                return ToolResult.failed(
+                        call.id(),
+                        call.name(),
+                        FailureCode.TOOL_FAILED.failure(
+                                "tool " + call.name() + " could not propose: " + Errors.describe(e)));
+            }
+        }
         if (plan.risk() == Risk.APPROVE) {
             HumanGate.Subject subject = switch (plan) {
                 case CallPlan.RunTool t ->

@@ -1,0 +1,62 @@
+package dev.cadre.platform.tools.kubernetes;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * {@code cadre.tools.kubernetes.*}: which cluster the Kubernetes tools reach. {@code kubeconfig} (a file)
+ * with an optional {@code context} (default: the file's current context), or {@code in-cluster: true}
+ * (the pod's service account). Neither: the tools answer that Kubernetes is not configured.
+ *
+ * @param requestTimeout how long one API request may take (then {@code TIMEOUT_ERROR})
+ * @param maxRows the most rows {@code k8s_get} shows (it says how many were left out)
+ * @param maxLogChars the most characters of log {@code k8s_logs} returns (the newest are kept)
+ * @param maxEvents the most events {@code k8s_describe} shows, newest first
+ */
+@ConfigurationProperties("cadre.tools.kubernetes")
+public record KubernetesProperties(
+        @Nullable Path kubeconfig,
+        @Nullable String context,
+        @Nullable Boolean inCluster,
+        @Nullable Duration requestTimeout,
+        @Nullable Duration connectTimeout,
+        int maxRows,
+        int maxLogChars,
+        int maxEvents) {
+
+    public KubernetesProperties {
+        context = context == null || context.isBlank() ? null : context.trim();
+        inCluster = inCluster != null && inCluster;
+        requestTimeout = requestTimeout == null ? Duration.ofSeconds(15) : requestTimeout;
+        connectTimeout = connectTimeout == null ? Duration.ofSeconds(5) : connectTimeout;
+        if (requestTimeout.isNegative()
+                || requestTimeout.isZero()
+                || connectTimeout.isNegative()
+                || connectTimeout.isZero()) {
+            throw new IllegalArgumentException(
+                    "cadre.tools.kubernetes.request-timeout and connect-timeout must be positive");
+        }
+        if (kubeconfig != null && inCluster) {
+            throw new IllegalArgumentException(
+                    "cadre.tools.kubernetes: set either kubeconfig (with context) or in-cluster=true, not both");
+        }
+        maxRows = maxRows <= 0 ? 50 : maxRows;
+        maxLogChars = maxLogChars <= 0 ? 12_000 : maxLogChars;
+        maxEvents = maxEvents <= 0 ? 15 : maxEvents;
+    }
+
+    /** Whether a cluster is configured at all. */
+    public boolean configured() {
+        return kubeconfig != null || Boolean.TRUE.equals(inCluster);
+    }
+
+    /** Where the tools point, for messages and the start-up log (never a credential). */
+    public String describe() {
+        if (kubeconfig != null) {
+            return "kubeconfig " + kubeconfig + (context == null ? "" : " context " + context);
+        }
+        return Boolean.TRUE.equals(inCluster) ? "the in-cluster service account" : "nothing";
+    }
+}

@@ -1,0 +1,497 @@
+package dev.cadre.platform.tools.kubernetes;
+
+import dev.cadre.agent.FailureCategory;
+import dev.cadre.agent.tool.JsonSchemas;
+import dev.cadre.agent.tool.ProposingTool;
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.ToolContext;
+import dev.cadre.agent.tool.ToolException;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The write tools (risk {@code APPROVE}): {@code k8s_rollout_restart}, {@code k8s_rollout_undo},
+ * {@code k8s_scale}, {@code k8s_delete_pod}. Each completes its proposal before a human sees it
+ * ({@link ProposingTool}): the exact object, the change in words, and the object's state then
+ * ({@code observed}: uid, resourceVersion, generation and a hash of its spec). At execution the object
+ * must still be in that state — same uid, generation and spec — or the tool refuses with
+ * {@code STATE_INCONSISTENCY} (someone else acted since the approval); the write itself is a replace
+ * locked to the resourceVersion just read, so a change in between is a 409, also a refusal. The loop
+ * journals the call, so a crash after it started never applies it again.
+ */
+final class KubernetesWriteTools {
+
+    private KubernetesWriteTools() {}
+
+    static List<Tool> all(KubernetesAccess k8s, JsonMapper json, Clock clock) {
+        return List.of(
+                new Restart(k8s, json, clock), new Undo(k8s, json), new Scale(k8s, json), new DeletePod(k8s, json));
+    }
+
+    /** What a write would do to the object read now: its words, and the edit (null: delete the object). */
+    record Plan(String change, @Nullable UnaryOperator<HasMetadata> edit) {}
+
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+    private abstract static class WriteTool implements ProposingTool {
+        final KubernetesAccess k8s;
+        final JsonMapper json;
+
+        WriteTool(KubernetesAccess k8s, JsonMapper json) {
+            this.k8s = k8s;
+            this.json = json;
+        }
+
+        /** {@code deployment} or {@code pod}. */
+        abstract String kind();
+
+        /** The argument naming the object. */
+        abstract String nameField();
+
+        /** The tool's own argument properties (JSON, without braces), or empty. */
+        abstract String ownProperties();
+
+        abstract Plan plan(HasMetadata current, JsonNode args) throws ToolException, InterruptedException;
+
+        @Override
+        public Risk risk() {
+            return Risk.APPROVE;
+        }
+
+        @Override
+        public JsonNode parametersSchema() {
+            String own = ownProperties();
+            return JsonSchemas.parse("{\"type\":\"object\",\"properties\":{"
+                    + "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63},"
+                    + "\"" + nameField() + "\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":253},"
+                    + (own.isEmpty() ? "" : own + ",")
+                    + "\"reason\":{\"type\":\"string\",\"maxLength\":1000},"
+                    + "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},"
+                    + "\"incident\":{\"type\":\"string\",\"maxLength\":100},"
+                    + "\"change\":{\"type\":\"string\",\"maxLength\":1000,"
+                    + "\"description\":\"filled in by the platform when the call is proposed\"},"
+                    + "\"observed\":{\"type\":\"object\",\"description\":\"filled in by the platform: the object's"
+                    + " state when the call was proposed\",\"properties\":{"
+                    + "\"kind\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"},"
+                    + "\"resourceVersion\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},"
+                    + "\"spec\":{\"type\":\"string\"}},\"additionalProperties\":false}},"
+                    + "\"required\":[\"namespace\",\"" + nameField() + "\"],\"additionalProperties\":false}");
+        }
+
+        private HasMetadata read(JsonNode args, ToolContext ctx) throws ToolException, InterruptedException {
+            String ns = args.get("namespace").asString();
+            k8s.checkNamespace(ns, ctx);
+            String name = args.get(nameField()).asString();
+            HasMetadata o = KubernetesReadTools.getOne(k8s, kind(), ns, name);
+            if (o == null) {
+                throw new ToolException(
+                        FailureCategory.EXECUTION_ERROR,
+                        "k8s_not_found",
+                        "no " + kind() + " '" + name + "' in namespace " + ns + ": nothing to change; find it with"
+                                + " k8s_get");
+            }
+            return o;
+        }
+
+        @Override
+        public JsonNode propose(JsonNode args, ToolContext ctx) throws Exception {
+            HasMetadata current = read(args, ctx);
+            Plan plan = plan(current, args);
+            ObjectNode out = (ObjectNode) args.deepCopy();
+            out.put("change", plan.change());
+            out.set("observed", observed(current));
+            return out;
+        }
+
+        @Override
+        public String execute(JsonNode args, ToolContext ctx) throws Exception {
+            HasMetadata current = read(args, ctx);
+            String where = current.getKind() + " " + args.get("namespace").asString() + "/"
+                    + current.getMetadata().getName();
+            JsonNode approved = args.path("observed");
+            if (approved.isObject()) {
+                ObjectNode now = observed(current);
+                for (String field : new String[] {"uid", "generation", "spec"}) {
+                    if (approved.has(field)
+                            && !approved.get(field)
+                                    .asString()
+                                    .equals(now.path(field).asString())) {
+                        throw new ToolException(
+                                FailureCategory.STATE_INCONSISTENCY,
+                                "k8s_changed_since_approval",
+                                Views.clip(
+                                        where + " changed since the approval (" + field + " "
+                                                + approved.get(field).asString() + " → "
+                                                + now.path(field).asString()
+                                                + ", resourceVersion "
+                                                + approved.path("resourceVersion")
+                                                        .asString()
+                                                + " → "
+                                                + now.path("resourceVersion").asString()
+                                                + "): someone else acted; nothing applied. Read it again.",
+                                        200));
+                    }
+                }
+            }
+            Plan plan = plan(current, args);
+            String ns = args.get("namespace").asString();
+            String rv = current.getMetadata().getResourceVersion();
+            String resource = KubernetesReadTools.plural(kind());
+            ObjectNode out = json.createObjectNode();
+            out.put("status", "applied");
+            out.put("kind", current.getKind());
+            out.put("namespace", ns);
+            out.put("name", current.getMetadata().getName());
+            out.put("change", plan.change());
+            if (plan.edit() == null) {
+                // No resourceVersion lock: a crash-looping pod's status changes every restart; the uid was checked.
+                String name = current.getMetadata().getName();
+                k8s.call(
+                        "delete",
+                        resource,
+                        ns,
+                        c -> c.pods().inNamespace(ns).withName(name).delete());
+                return out.toString();
+            }
+            HasMetadata edited = plan.edit().apply(current);
+            HasMetadata written = k8s.call(
+                    "update",
+                    resource,
+                    ns,
+                    c -> c.resource(edited)
+                            .inNamespace(ns)
+                            .lockResourceVersion(rv)
+                            .update());
+            if (written == null) {
+                throw new ToolException(
+                        FailureCategory.STATE_INCONSISTENCY,
+                        "k8s_object_gone",
+                        where + " disappeared while the change was being applied; nothing applied");
+            }
+            out.put("resourceVersion", Objects.toString(written.getMetadata().getResourceVersion(), ""));
+            if (written.getMetadata().getGeneration() != null) {
+                out.put("generation", written.getMetadata().getGeneration());
+            }
+            return out.toString();
+        }
+
+        ObjectNode observed(HasMetadata o) {
+            ObjectNode n = json.createObjectNode();
+            n.put("kind", o.getKind());
+            n.put("uid", Objects.toString(o.getMetadata().getUid(), ""));
+            n.put("resourceVersion", Objects.toString(o.getMetadata().getResourceVersion(), ""));
+            n.put(
+                    "generation",
+                    o.getMetadata().getGeneration() == null
+                            ? 0
+                            : o.getMetadata().getGeneration());
+            n.put("spec", specHash(o));
+            return n;
+        }
+    }
+
+    /**
+     * A short hash of the object's spec: what a human's approval was about. Status changes all the time
+     * (a crash-looping pod's restart count), so it is not part of it; a spec change by anyone is.
+     */
+    static String specHash(HasMetadata o) {
+        Object spec = switch (o) {
+            case Deployment d -> d.getSpec();
+            case Pod p -> p.getSpec();
+            default -> null;
+        };
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(SERIALIZATION.asJson(spec).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest).substring(0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Deployment copy(HasMetadata d) {
+        return SERIALIZATION.clone((Deployment) d);
+    }
+
+    /** {@code k8s_rollout_restart}: a new rollout of the same template (kubectl's restartedAt annotation). */
+    static final class Restart extends WriteTool {
+        private final Clock clock;
+
+        Restart(KubernetesAccess k8s, JsonMapper json, Clock clock) {
+            super(k8s, json);
+            this.clock = clock;
+        }
+
+        @Override
+        public String name() {
+            return "k8s_rollout_restart";
+        }
+
+        @Override
+        public String description() {
+            return "Restart a deployment's pods by a rolling update of the same pod template (like kubectl rollout"
+                    + " restart). Needs a human's approval, which shows the deployment and its generation; refused"
+                    + " when the deployment changed since.";
+        }
+
+        @Override
+        String kind() {
+            return "deployment";
+        }
+
+        @Override
+        String nameField() {
+            return "deployment";
+        }
+
+        @Override
+        String ownProperties() {
+            return "";
+        }
+
+        @Override
+        Plan plan(HasMetadata current, JsonNode args) {
+            Deployment d = (Deployment) current;
+            int replicas = d.getSpec() == null ? 0 : Views.orZero(d.getSpec().getReplicas());
+            return new Plan(
+                    "restart Deployment " + args.get("namespace").asString() + "/"
+                            + d.getMetadata().getName()
+                            + ": a rolling replacement of its " + replicas + " pod(s), same template (revision "
+                            + Views.annotation(d, Views.REVISION) + ")",
+                    o -> {
+                        Deployment c = copy(o);
+                        PodTemplateSpec t = c.getSpec().getTemplate();
+                        Map<String, String> a = t.getMetadata().getAnnotations() == null
+                                ? new HashMap<>()
+                                : new HashMap<>(t.getMetadata().getAnnotations());
+                        a.put(
+                                "kubectl.kubernetes.io/restartedAt",
+                                clock.instant().toString());
+                        t.getMetadata().setAnnotations(a);
+                        return c;
+                    });
+        }
+    }
+
+    /** {@code k8s_rollout_undo}: the pod template of an earlier revision (default: the previous one). */
+    static final class Undo extends WriteTool {
+        Undo(KubernetesAccess k8s, JsonMapper json) {
+            super(k8s, json);
+        }
+
+        @Override
+        public String name() {
+            return "k8s_rollout_undo";
+        }
+
+        @Override
+        public String description() {
+            return "Roll a deployment back to an earlier revision's pod template (toRevision; default the previous"
+                    + " revision), like kubectl rollout undo. Needs a human's approval, which shows the deployment,"
+                    + " what changes (images, env, resources) and its generation; refused when the deployment changed"
+                    + " since. Find revisions with k8s_rollout_history.";
+        }
+
+        @Override
+        String kind() {
+            return "deployment";
+        }
+
+        @Override
+        String nameField() {
+            return "deployment";
+        }
+
+        @Override
+        String ownProperties() {
+            return "\"toRevision\":{\"type\":\"integer\",\"minimum\":1}";
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        Plan plan(HasMetadata current, JsonNode args) throws ToolException, InterruptedException {
+            Deployment d = (Deployment) current;
+            String ns = args.get("namespace").asString();
+            List<Rollouts.Revision> revisions =
+                    Rollouts.revisions(d, (List<ReplicaSet>) KubernetesReadTools.list(k8s, "replicasets", ns, null));
+            int currentRevision = Rollouts.current(d, revisions);
+            Rollouts.Revision target = null;
+            if (args.hasNonNull("toRevision")) {
+                target = Rollouts.byNumber(revisions).get(args.get("toRevision").asInt());
+            } else {
+                for (Rollouts.Revision r : revisions.reversed()) {
+                    if (r.number() < currentRevision) {
+                        target = r;
+                        break;
+                    }
+                }
+            }
+            String where = "Deployment " + ns + "/" + d.getMetadata().getName();
+            if (target == null) {
+                throw new ToolException(
+                        FailureCategory.EXECUTION_ERROR,
+                        "k8s_no_such_revision",
+                        Views.clip(
+                                where + " has no revision "
+                                        + (args.hasNonNull("toRevision")
+                                                ? args.get("toRevision").asInt()
+                                                : "before " + currentRevision)
+                                        + " (revisions: "
+                                        + revisions.stream()
+                                                .map(Rollouts.Revision::number)
+                                                .toList()
+                                        + "); see k8s_rollout_history",
+                                200));
+            }
+            if (target.number() == currentRevision) {
+                throw new ToolException(
+                        FailureCategory.EXECUTION_ERROR,
+                        "k8s_already_at_revision",
+                        where + " already runs revision " + currentRevision + "; nothing to undo");
+            }
+            List<String> changes = Views.changes(d.getSpec().getTemplate(), target.template());
+            PodTemplateSpec template = SERIALIZATION.clone(target.template());
+            if (template.getMetadata() != null && template.getMetadata().getLabels() != null) {
+                Map<String, String> labels =
+                        new HashMap<>(template.getMetadata().getLabels());
+                labels.remove("pod-template-hash"); // the ReplicaSet's own label, never the deployment's
+                template.getMetadata().setLabels(labels);
+            }
+            int to = target.number();
+            return new Plan(
+                    "roll back " + where + " from revision " + currentRevision + " to revision " + to + ": "
+                            + (changes.isEmpty() ? "no image, env or resource change" : String.join("; ", changes)),
+                    o -> {
+                        Deployment c = copy(o);
+                        c.getSpec().setTemplate(template);
+                        Map<String, String> a = c.getMetadata().getAnnotations() == null
+                                ? new HashMap<>()
+                                : new HashMap<>(c.getMetadata().getAnnotations());
+                        a.put(Views.CHANGE_CAUSE, "cadre: rollout undo to revision " + to);
+                        c.getMetadata().setAnnotations(a);
+                        return c;
+                    });
+        }
+    }
+
+    /** {@code k8s_scale}: a deployment's replica count. */
+    static final class Scale extends WriteTool {
+        Scale(KubernetesAccess k8s, JsonMapper json) {
+            super(k8s, json);
+        }
+
+        @Override
+        public String name() {
+            return "k8s_scale";
+        }
+
+        @Override
+        public String description() {
+            return "Set a deployment's replica count. Needs a human's approval, which shows the deployment, the"
+                    + " change (from → to) and its generation; refused when the deployment changed since.";
+        }
+
+        @Override
+        String kind() {
+            return "deployment";
+        }
+
+        @Override
+        String nameField() {
+            return "deployment";
+        }
+
+        @Override
+        String ownProperties() {
+            return "\"replicas\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000}";
+        }
+
+        @Override
+        public JsonNode parametersSchema() {
+            ObjectNode s = (ObjectNode) super.parametersSchema();
+            s.withArray("required").add("replicas");
+            return s;
+        }
+
+        @Override
+        Plan plan(HasMetadata current, JsonNode args) {
+            Deployment d = (Deployment) current;
+            int from = d.getSpec() == null ? 0 : Views.orZero(d.getSpec().getReplicas());
+            int to = args.get("replicas").asInt();
+            return new Plan(
+                    "scale Deployment " + args.get("namespace").asString() + "/"
+                            + d.getMetadata().getName() + " from " + from + " to " + to + " replica(s)",
+                    o -> {
+                        Deployment c = copy(o);
+                        c.getSpec().setReplicas(to);
+                        return c;
+                    });
+        }
+    }
+
+    /** {@code k8s_delete_pod}: one pod (its controller, if any, creates a replacement). */
+    static final class DeletePod extends WriteTool {
+        DeletePod(KubernetesAccess k8s, JsonMapper json) {
+            super(k8s, json);
+        }
+
+        @Override
+        public String name() {
+            return "k8s_delete_pod";
+        }
+
+        @Override
+        public String description() {
+            return "Delete one pod; its controller (ReplicaSet, StatefulSet…) creates a replacement, a bare pod is"
+                    + " gone. Needs a human's approval, which shows the pod and its uid; refused when the pod was"
+                    + " replaced or changed since.";
+        }
+
+        @Override
+        String kind() {
+            return "pod";
+        }
+
+        @Override
+        String nameField() {
+            return "pod";
+        }
+
+        @Override
+        String ownProperties() {
+            return "";
+        }
+
+        @Override
+        Plan plan(HasMetadata current, JsonNode args) {
+            String owner = Views.owners(current);
+            return new Plan(
+                    "delete Pod " + args.get("namespace").asString() + "/"
+                            + current.getMetadata().getName() + " ("
+                            + Views.podStatus((Pod) current) + "; "
+                            + (owner.isEmpty()
+                                    ? "no controller: it is not recreated"
+                                    : "owned by " + owner + ", which recreates it")
+                            + ")",
+                    null);
+        }
+    }
+}
