@@ -1,6 +1,7 @@
 package dev.cadre.platform.replay;
 
 import dev.cadre.platform.agents.AgentCatalog;
+import dev.cadre.platform.agents.ToolGuard;
 import dev.cadre.platform.runs.RunEvents;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,6 +17,17 @@ class ReplayConfiguration {
         // asked at each read, so a reloaded team is checked as it stands.
         return new CaseFile(
                 name -> catalog.tools().contains(name) || catalog.find(name).isPresent());
+    }
+
+    @Bean
+    ReplayRuns replayRuns() {
+        return new ReplayRuns();
+    }
+
+    /** Every tool of every team goes through the replay's answer-from-recording seam. */
+    @Bean
+    ToolGuard replayToolGuard(ReplayRuns replays) {
+        return tool -> new ReplayTool(tool, replays);
     }
 
     @Bean

@@ -2,6 +2,7 @@ package dev.cadre.platform.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.incidents.OpsPlatformTestBase;
 import dev.cadre.platform.support.Api;
 import java.util.List;
@@ -22,6 +23,9 @@ class CaseExportTest extends OpsPlatformTestBase {
 
     @Autowired
     CaseFile files;
+
+    @Autowired
+    AgentCatalog catalog;
 
     @Test
     void aFinishedTriageRunBecomesAValidCaseWithItsCallsFindingsActionsAndDecisions() {
@@ -102,6 +106,14 @@ class CaseExportTest extends OpsPlatformTestBase {
         assertThat(c.result()).startsWith("Triage finished.");
         assertThat(c.expect().rootCause()).isEqualTo(new IncidentCase.FindingRef(null, "cpu", null));
         assertThat(c.expect().ignoreArguments()).isEqualTo(Map.of("host_metrics", List.of("tailLines")));
+    }
+
+    @Test
+    void everyToolAgentsGetGoesThroughTheReplaySeam() {
+        assertThat(catalog.tools().names()).contains("runbook_execute", "notify", "host_metrics");
+        for (String name : catalog.tools().names()) {
+            assertThat(catalog.tools().find(name)).as(name).isInstanceOf(ReplayTool.class);
+        }
     }
 
     @Test
