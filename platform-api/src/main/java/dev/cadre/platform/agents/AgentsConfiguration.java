@@ -18,9 +18,12 @@ class AgentsConfiguration {
             ResourcePatternResolver resolver,
             @Value("${cadre.agents.locations:classpath:agents/*.yaml}") List<String> locations,
             List<ToolProvider> toolProviders,
-            ObjectProvider<AgentCatalog.ProviderModels> providers) {
-        List<Tool> tools =
-                toolProviders.stream().flatMap(p -> p.tools().stream()).toList();
+            ObjectProvider<AgentCatalog.ProviderModels> providers,
+            ObjectProvider<ToolGuard> guards) {
+        List<Tool> tools = toolProviders.stream()
+                .flatMap(p -> p.tools().stream())
+                .map(t -> guarded(t, guards.orderedStream().toList()))
+                .toList();
         AgentCatalog.ProviderModels models = providers.getIfAvailable(() -> new AgentCatalog.ProviderModels() {
             @Override
             public Optional<dev.cadre.agent.model.ModelPort> model(dev.cadre.agent.model.ModelRef ref) {
@@ -33,5 +36,13 @@ class AgentsConfiguration {
             }
         });
         return AgentCatalog.load(resolver, locations, tools, models);
+    }
+
+    private static Tool guarded(Tool tool, List<ToolGuard> guards) {
+        Tool t = tool;
+        for (ToolGuard g : guards) {
+            t = g.wrap(t);
+        }
+        return t;
     }
 }

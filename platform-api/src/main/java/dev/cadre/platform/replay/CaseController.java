@@ -1,0 +1,68 @@
+package dev.cadre.platform.replay;
+
+import dev.cadre.platform.runs.RunRecord;
+import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.web.ApiProblem;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+
+/** Exports a finished run as an incident case (issue 25): the body is the operator's expectations. */
+@RestController
+@RequestMapping("/api/v1/runs")
+class CaseController {
+
+    static final String YAML = "application/yaml";
+
+    private final RunService runs;
+    private final CaseRecorder recorder;
+    private final CaseFile cases;
+
+    CaseController(RunService runs, CaseRecorder recorder, CaseFile cases) {
+        this.runs = runs;
+        this.recorder = recorder;
+        this.cases = cases;
+    }
+
+    @Operation(summary = "Export a finished run as an incident case (YAML) with the given expectations")
+    @ApiResponse(
+            responseCode = "200",
+            description = "The case as YAML (docs/replay.md)",
+            content = @Content(mediaType = YAML, schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "400", description = "An expectation is invalid: 'field' names it")
+    @ApiResponse(responseCode = "404", description = "No such run")
+    @ApiResponse(responseCode = "409", description = "The run has not finished yet")
+    @PostMapping(value = "/{id}/case", produces = YAML)
+    String exportCase(
+            @PathVariable String id,
+            @RequestParam(required = false) @Nullable String name,
+            @RequestBody(required = false) @Nullable JsonNode expect) {
+        RunRecord run = runs.get(id);
+        if (!run.status().terminal()) {
+            throw ApiProblem.conflict(
+                    "run '" + id + "' is " + run.status().wire() + ": only a finished run can be recorded as a case");
+        }
+        IncidentCase.Expectations expectations;
+        try {
+            expectations = cases.readExpectations("body", expect);
+        } catch (CaseFormatException e) {
+            String first = e.errors().getFirst().substring("body: ".length());
+            int colon = first.indexOf(": ");
+            throw new ApiProblem(HttpStatus.BAD_REQUEST, "invalid-field", "Invalid request field", first)
+                    .with("field", colon < 0 ? "body" : first.substring(0, colon))
+                    .with("errors", e.errors());
+        }
+        String caseName = name == null || name.isBlank() ? "run-" + id : name;
+        return cases.write(recorder.record(run, caseName, expectations));
+    }
+}

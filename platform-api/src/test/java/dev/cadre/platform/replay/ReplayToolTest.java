@@ -1,0 +1,131 @@
+package dev.cadre.platform.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cadre.agent.tool.Risk;
+import dev.cadre.agent.tool.Tool;
+import dev.cadre.agent.tool.ToolContext;
+import dev.cadre.agent.tool.ToolException;
+import dev.cadre.agent.tool.Tools;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The replay's tool-dispatch seam: recorded answers, near matches, deviations, and no side effect ever. */
+class ReplayToolTest {
+
+    private final JsonMapper json = JsonMapper.builder().build();
+    private final AtomicInteger runbookRuns = new AtomicInteger();
+    private final AtomicInteger logReads = new AtomicInteger();
+    private final ReplayRuns replays = new ReplayRuns();
+    private final Tool runbook = new ReplayTool(
+            Tools.of("runbook_execute", "runs a runbook", schema(), Risk.APPROVE, (args, ctx) -> {
+                runbookRuns.incrementAndGet();
+                return "ran for real";
+            }),
+            replays);
+    private final Tool logs = new ReplayTool(
+            Tools.of("log_query", "reads logs", schema(), Risk.AUTO, (args, ctx) -> {
+                logReads.incrementAndGet();
+                return "live logs";
+            }),
+            replays);
+
+    private JsonNode node(String text) {
+        return json.readTree(text);
+    }
+
+    private static JsonNode schema() {
+        return JsonMapper.builder().build().readTree("{\"type\":\"object\"}");
+    }
+
+    private static ToolContext in(String runId) {
+        return new ToolContext(runId, "s1", "ops-repairer", "c1");
+    }
+
+    private IncidentCase recorded() {
+        return new IncidentCase(
+                1,
+                "c",
+                null,
+                new IncidentCase.Input("ops-orchestrator", "triage", null),
+                List.of(
+                        new IncidentCase.Call(
+                                "s1",
+                                "ops-repairer",
+                                "runbook_execute",
+                                node("{\"runbook\":\"clear-tmp-cache\",\"arguments\":{\"older_than_minutes\":60}}"),
+                                "approve",
+                                "ok",
+                                "cleared (recorded)"),
+                        new IncidentCase.Call(
+                                "s2",
+                                "log-reader",
+                                "log_query",
+                                node("{\"pod\":\"checkout\",\"tailLines\":100}"),
+                                "auto",
+                                "ok",
+                                "OOMKilled (recorded)"),
+                        new IncidentCase.Call(
+                                "s2",
+                                "log-reader",
+                                "log_query",
+                                node("{\"pod\":\"cart\"}"),
+                                "auto",
+                                "error",
+                                "pod not found")),
+                List.of(),
+                List.of(),
+                null,
+                List.of(),
+                List.of(),
+                null,
+                new IncidentCase.Expectations(
+                        null, List.of(), List.of(), List.of(), List.of(), Map.of("log_query", List.of("tailLines"))));
+    }
+
+    @Test
+    void aReplayRunGetsTheRecordingAndTheRealToolNeverRuns() throws Exception {
+        Recordings r = replays.begin("replay-1", recorded());
+        // Argument order does not matter: calls are compared in canonical JSON.
+        assertThat(runbook.execute(
+                        node("{\"arguments\":{\"older_than_minutes\":60},\"runbook\":\"clear-tmp-cache\"}"),
+                        in("replay-1")))
+                .isEqualTo("cleared (recorded)");
+        // A near match: another tailLines, declared ignorable for log_query.
+        assertThat(logs.execute(node("{\"pod\":\"checkout\",\"tailLines\":500}"), in("replay-1")))
+                .isEqualTo("OOMKilled (recorded)");
+        assertThatThrownBy(() -> logs.execute(node("{\"pod\":\"cart\"}"), in("replay-1")))
+                .isInstanceOfSatisfying(
+                        ToolException.class, e -> assertThat(e.getMessage()).isEqualTo("pod not found"));
+        assertThat(r.deviations()).isEmpty();
+
+        // Another runbook argument is not ignorable: refused, counted as a deviation, never run.
+        assertThatThrownBy(() -> runbook.execute(
+                        node("{\"runbook\":\"clear-tmp-cache\",\"arguments\":{\"older_than_minutes\":5}}"),
+                        in("replay-1")))
+                .isInstanceOf(ToolException.class)
+                .hasMessage("no recording for runbook_execute"
+                        + " {\"arguments\":{\"older_than_minutes\":5},\"runbook\":\"clear-tmp-cache\"}");
+        assertThat(r.deviations())
+                .containsExactly("no recording for runbook_execute"
+                        + " {\"arguments\":{\"older_than_minutes\":5},\"runbook\":\"clear-tmp-cache\"}");
+        assertThat(runbookRuns).hasValue(0);
+        assertThat(logReads).hasValue(0);
+    }
+
+    @Test
+    void anOrdinaryRunReachesTheRealTool() throws Exception {
+        replays.begin("replay-1", recorded());
+        assertThat(runbook.execute(node("{\"runbook\":\"clear-tmp-cache\"}"), in("ordinary-1")))
+                .isEqualTo("ran for real");
+        assertThat(runbookRuns).hasValue(1);
+        replays.end("replay-1");
+        assertThat(logs.execute(node("{\"pod\":\"checkout\",\"tailLines\":100}"), in("replay-1")))
+                .isEqualTo("live logs");
+    }
+}
