@@ -34,7 +34,13 @@ class CaseController {
         this.cases = cases;
     }
 
-    @Operation(summary = "Export a finished run as an incident case (YAML) with the given expectations")
+    @Operation(
+            summary = "Export a finished run as an incident case (YAML) with the given expectations",
+            description = "Exports a finished run (plain or workflow) as an incident case in YAML: its input, every"
+                    + " tool call with its redacted output, the subagent tree, findings, incident, proposed actions"
+                    + " and human decisions, with the expectations given in the body (expected root cause and"
+                    + " findings, red herrings, expected and forbidden actions). 409 while the run has not"
+                    + " finished; 400 names an invalid expectation (docs/replay.md).")
     @ApiResponse(
             responseCode = "200",
             description = "The case as YAML (docs/replay.md)",

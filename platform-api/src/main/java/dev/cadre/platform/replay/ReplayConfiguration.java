@@ -27,7 +27,7 @@ class ReplayConfiguration {
     /** Every tool of every team goes through the replay's answer-from-recording seam. */
     @Bean
     ToolGuard replayToolGuard(ReplayRuns replays) {
-        return tool -> new ReplayTool(tool, replays);
+        return tool -> ReplayTool.of(tool, replays);
     }
 
     @Bean

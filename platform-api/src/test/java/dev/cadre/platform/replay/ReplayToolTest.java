@@ -128,4 +128,56 @@ class ReplayToolTest {
         assertThat(logs.execute(node("{\"pod\":\"checkout\",\"tailLines\":100}"), in("replay-1")))
                 .isEqualTo("live logs");
     }
+
+    /** The guard keeps what the loop and the platform ask of a tool's type (k8s writes, outward tools). */
+    @org.junit.jupiter.api.Test
+    void theGuardKeepsProposingAndOutwardTools_forWhatTheyAre() throws Exception {
+        class Proposer implements dev.cadre.agent.tool.ProposingTool {
+            @Override
+            public String name() {
+                return "k8s_scale";
+            }
+
+            @Override
+            public String description() {
+                return "scales";
+            }
+
+            @Override
+            public JsonNode parametersSchema() {
+                return schema();
+            }
+
+            @Override
+            public Risk risk() {
+                return Risk.APPROVE;
+            }
+
+            @Override
+            public String execute(JsonNode arguments, dev.cadre.agent.tool.ToolContext context) {
+                return "scaled";
+            }
+
+            @Override
+            public JsonNode propose(JsonNode arguments, dev.cadre.agent.tool.ToolContext context) {
+                return json.readTree("{\"observed\": 7}");
+            }
+        }
+        class Sender extends Proposer implements dev.cadre.platform.agents.Outward {}
+
+        Tool proposing = ReplayTool.of(new Proposer(), replays);
+        Tool outward = ReplayTool.of(new Sender(), replays);
+        Tool plain = ReplayTool.of(logs, replays);
+
+        assertThat(proposing).isInstanceOf(dev.cadre.agent.tool.ProposingTool.class);
+        assertThat(outward)
+                .isInstanceOf(dev.cadre.agent.tool.ProposingTool.class)
+                .isInstanceOf(dev.cadre.platform.agents.Outward.class);
+        assertThat(plain).isNotInstanceOf(dev.cadre.platform.agents.Outward.class);
+        // Outside a replay the real tool completes the proposal.
+        assertThat(((dev.cadre.agent.tool.ProposingTool) proposing)
+                        .propose(json.readTree("{}"), new dev.cadre.agent.tool.ToolContext("run-x", "run-x", "a", "c1"))
+                        .toString())
+                .isEqualTo("{\"observed\":7}");
+    }
 }

@@ -129,7 +129,9 @@ final class ToolCallExecutor {
             }
         }
         JsonNode arguments = call.arguments();
-        if (plan.risk() == Risk.APPROVE && plan instanceof CallPlan.RunTool(ProposingTool proposing)) {
+        if (plan.risk() == Risk.APPROVE
+                && plan instanceof CallPlan.RunTool run
+                && run.tool() instanceof ProposingTool proposing) {
             // The tool completes the proposal (e.g. the object's current version) before a human sees it;
             // a proposal it refuses (bad target, unreachable) never reaches a human.
             try {
