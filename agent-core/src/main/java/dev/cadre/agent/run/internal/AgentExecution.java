@@ -141,7 +141,9 @@ public final class AgentExecution {
         Context context = parentContext.with(span);
         ScheduledFuture<?> timer = deadline.start(startNanos);
         Ended ended;
-        try (CancelScope.Entered ignored = scope.enter()) {
+        // No interrupt reaches this thread between waits (CancelScope): only the model call below and
+        // the waits of its calls are interruptible, never the writes its observer makes in between.
+        try {
             if (fresh) {
                 String input = history.size() > 1 && history.get(1) instanceof UserMessage u ? u.text() : "";
                 stream.emit(m -> new AgentEvent.RunStarted(m, input));

@@ -53,9 +53,15 @@ final class Delegation {
                 keys.isEmpty() ? Map.of() : ctx.rt().sharedInputs().resolve(ctx.runId(), ctx.sessionId(), keys);
         WorkerTask work = new WorkerTask(task, contextNode == null ? null : contextNode.asString(), keys, inputs);
 
-        ctx.run().subagentSlots().acquire();
+        ctx.scope().await(() -> {
+            ctx.run().subagentSlots().acquire();
+            return null;
+        });
         try {
-            ctx.rt().limiter().acquire();
+            ctx.scope().await(() -> {
+                ctx.rt().limiter().acquire();
+                return null;
+            });
             try {
                 return spawn(index, plan, call, work, turn, context);
             } finally {

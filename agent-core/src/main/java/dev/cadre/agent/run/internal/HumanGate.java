@@ -177,7 +177,8 @@ final class HumanGate {
         stream.emit(m -> new AgentEvent.ApprovalRequested(m, request));
         ApprovalDecision decision;
         try {
-            decision = pending.get();
+            CompletableFuture<ApprovalDecision> awaited = pending;
+            decision = ctx.scope().await(awaited::get);
         } catch (ExecutionException e) {
             // A gate that cannot answer leaves the action undecided; undecided never means approved.
             decision = new ApprovalDecision.Expired();

@@ -55,7 +55,9 @@ final class ModelCall {
         // (W3C traceparent) to the provider and the provider's own spans join this trace.
         try (Scope ignored = context.with(chat).makeCurrent()) {
             // Streamed text is shown live (not stored); the turn's whole text is stored by the loop.
-            response = model.stream(request, piece -> stream.emitLive(m -> new AgentEvent.TextDelta(m, piece, true)));
+            response = ctx.scope()
+                    .await(() ->
+                            model.stream(request, piece -> stream.emitLive(m -> new AgentEvent.TextDelta(m, piece, true))));
             if (response == null) {
                 throw new ModelException(FailureCode.EMPTY_RESPONSE.code(), "the model port returned no response");
             }

@@ -229,7 +229,8 @@ final class ToolCallExecutor {
             throws InterruptedException {
         try (Scope ignored = context.makeCurrent()) {
             ToolContext toolContext = new ToolContext(ctx.runId(), ctx.sessionId(), ctx.agent(), call.id());
-            String out = tool.execute(arguments, toolContext);
+            // The tool is a wait of the loop: a stop interrupts it (tools respond to interruption).
+            String out = ctx.scope().await(() -> tool.execute(arguments, toolContext));
             return ToolResult.ok(
                     call.id(), call.name(), delivered(toolContext, call.name(), out == null ? "" : out, context));
         } catch (InterruptedException e) {

@@ -121,7 +121,8 @@ final class TurnRunner {
                 turn.announceStart(i, d, stream);
             }
             Thread.ofVirtual().start(() -> {
-                try (CancelScope.Entered ignored = ctx.scope().enter()) {
+                // Not interruptible as a whole: the call's own waits are (CancelScope#await).
+                try {
                     future.complete(executor.execute(i, plan, turn, context));
                 } catch (Throwable t) {
                     future.completeExceptionally(t);
@@ -134,7 +135,8 @@ final class TurnRunner {
             int i = concurrent.get(k);
             ToolCall call = turn.calls().get(i);
             try {
-                results[i] = futures.get(k).get();
+                CompletableFuture<ToolResult> future = futures.get(k);
+                results[i] = ctx.scope().await(future::get);
             } catch (InterruptedException e) {
                 return false;
             } catch (ExecutionException e) {
