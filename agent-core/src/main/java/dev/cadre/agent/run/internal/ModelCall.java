@@ -56,8 +56,8 @@ final class ModelCall {
         try (Scope ignored = context.with(chat).makeCurrent()) {
             // Streamed text is shown live (not stored); the turn's whole text is stored by the loop.
             response = ctx.scope()
-                    .await(() ->
-                            model.stream(request, piece -> stream.emitLive(m -> new AgentEvent.TextDelta(m, piece, true))));
+                    .await(() -> model.stream(
+                            request, piece -> stream.emitLive(m -> new AgentEvent.TextDelta(m, piece, true))));
             if (response == null) {
                 throw new ModelException(FailureCode.EMPTY_RESPONSE.code(), "the model port returned no response");
             }
