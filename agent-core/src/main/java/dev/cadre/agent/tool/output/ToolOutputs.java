@@ -143,6 +143,43 @@ public final class ToolOutputs {
         return new Delivered(content, original, utf8Length(content, 0, content.length()), handle);
     }
 
+    /** Characters redacted in one call: well under a redactor's own per-call cap (1 Mi by default). */
+    static final int REDACTION_SEGMENT = 64 * 1024;
+
+    /**
+     * Redacts a kept output a segment of whole lines at a time. A redactor caps what one call reads
+     * (SecretMasker cuts longer texts, so nothing past the cap leaves in clear); a kept output may be
+     * 8 MiB, all of which must be kept and masked. Segments end at a line end outside a PEM block, so
+     * a key is masked whole, from its BEGIN line on.
+     */
+    private String redactInSegments(String tool, String text) {
+        if (text.length() <= REDACTION_SEGMENT) {
+            return redactor.redact(tool, text);
+        }
+        StringBuilder out = new StringBuilder(text.length());
+        int start = 0;
+        int lineStart = 0;
+        boolean inPem = false;
+        while (lineStart < text.length()) {
+            int nl = text.indexOf('\n', lineStart);
+            int lineEnd = nl < 0 ? text.length() : nl + 1;
+            if (text.startsWith("-----BEGIN ", lineStart)) {
+                inPem = true;
+            } else if (text.startsWith("-----END ", lineStart)) {
+                inPem = false;
+            }
+            if (!inPem && lineEnd - start >= REDACTION_SEGMENT) {
+                out.append(redactor.redact(tool, text.substring(start, lineEnd)));
+                start = lineEnd;
+            }
+            lineStart = lineEnd;
+        }
+        if (start < text.length()) {
+            out.append(redactor.redact(tool, text.substring(start)));
+        }
+        return out.toString();
+    }
+
     /** Bounds, redacts once, chunks and stores the full output; returns the lines kept. */
     private long keep(ToolContext call, String tool, String handle, String output, long original) {
         String bounded = output;
@@ -158,7 +195,7 @@ public final class ToolOutputs {
                     + output.substring(tailStart);
             truncated = true;
         }
-        String redacted = redactor.redact(tool, bounded);
+        String redacted = redactInSegments(tool, bounded);
         if (redacted.indexOf('\u0000') >= 0) {
             // A database text column (PostgreSQL's) cannot hold NUL; every store keeps the same text.
             redacted = redacted.replace('\u0000', '\uFFFD');
