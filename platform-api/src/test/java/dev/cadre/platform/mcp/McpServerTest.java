@@ -253,7 +253,11 @@ class McpServerTest {
             assertThat(progress.getFirst().message()).matches("run run_[0-9a-f]+ submitted");
             String runId = progress.getFirst().message().split(" ")[1];
 
-            JsonNode run = api().get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json();
+            // The trace store records the run's trace id when it exports the run's spans, after the answer.
+            JsonNode run = dev.cadre.platform.support.Await.until(
+                    "the trace id of run " + runId,
+                    () -> api().get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json(),
+                    r -> !r.path("traceId").asString("").isEmpty());
             assertThat(run.get("submittedBy").asString()).isEqualTo("mcp-agent");
             assertThat(run.get("traceId").asString()).isEqualTo(traceId);
             JsonNode audit = api().get("/api/v1/audit?limit=50", Api.ADMIN_KEY).json();
