@@ -73,8 +73,10 @@ class KeysetPagingPostgresTest extends KeysetPagingContract {
                 });
 
                 assertThat(page).isEmpty();
-                // Walking (created_at, id) backwards and filtering reads all 20,000 (and every other run).
-                assertThat(read[0]).as("rows of cadre_run read by the search").isLessThan(100);
+                // Walking (created_at, id) backwards and filtering reads all 20,000 (and every other run);
+                // the trigram indexes hand over only candidates to recheck (the schema's other runs hold
+                // some of the term's trigrams).
+                assertThat(read[0]).as("rows of cadre_run read by the search").isLessThan(1000);
                 // A common term still pages from the newest run, without reading the history.
                 var common = transaction.execute(status -> {
                     var runs = store.list(new RunStore.Query(null, null, null, null, "disk usage", null, 0, 50));
