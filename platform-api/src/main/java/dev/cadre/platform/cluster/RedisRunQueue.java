@@ -319,6 +319,12 @@ public final class RedisRunQueue implements RunQueue, AutoCloseable {
         }
     }
 
+    /** Runs this instance queued for itself while Redis could not take them; the stream's are nobody's. */
+    @Override
+    public boolean holds(String runId) {
+        return local.contains(runId);
+    }
+
     @Override
     public int queued() {
         return localWaiting.get();

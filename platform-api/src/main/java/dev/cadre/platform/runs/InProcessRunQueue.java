@@ -93,6 +93,12 @@ public final class InProcessRunQueue implements RunQueue, AutoCloseable {
         return removed;
     }
 
+    /** Queued here (or executing: an entry leaves {@code pending} when its execution ends). */
+    @Override
+    public boolean holds(String runId) {
+        return pending.contains(runId);
+    }
+
     @Override
     public int queued() {
         return byPriority.size();

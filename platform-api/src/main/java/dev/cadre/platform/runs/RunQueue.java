@@ -26,6 +26,15 @@ public interface RunQueue {
         return false;
     }
 
+    /**
+     * Whether this instance holds the run: waiting here for a slot, or executing here. The recovery
+     * sweep leaves such a run alone — its executor is this live instance, not a silent one. Queues
+     * that hand runs to others (a Redis stream) answer for what this instance took.
+     */
+    default boolean holds(String runId) {
+        return false;
+    }
+
     /** Runs waiting for an execution slot on this instance. */
     int queued();
 

@@ -358,52 +358,73 @@ public final class RunService {
      */
     public int recover(boolean startup, java.time.Duration minAge) {
         int n = 0;
-        for (String id : store.orphans(minAge, startup ? executor.instanceId() : null, 500)) {
-            if (executor.isActive(id)) {
-                continue;
+        int scanned = 0;
+        RunStore.Orphan after = null;
+        // Walks past the runs this instance holds (a deep queue in a burst) instead of stopping at
+        // the first page of them, so a run whose executor truly went silent is found behind them.
+        while (n < RECOVER_BATCH && scanned < RECOVER_SCAN_LIMIT) {
+            List<RunStore.Orphan> page =
+                    store.orphans(minAge, startup ? executor.instanceId() : null, after, RECOVER_BATCH);
+            for (RunStore.Orphan orphan : page) {
+                scanned++;
+                after = orphan;
+                // Waiting in this instance's queue or executing here: its executor (this one) is
+                // alive. Re-enqueuing it re-read its whole row every sweep for nothing (issue 27 item 2).
+                if (!queue.holds(orphan.id()) && !executor.isActive(orphan.id()) && recoverOne(orphan.id(), startup)) {
+                    n++;
+                }
             }
-            RunRecord run = store.find(id).orElse(null);
-            if (run == null || run.status().terminal()) {
-                continue;
+            if (page.size() < RECOVER_BATCH) {
+                break;
             }
-            if (run.deadline() != null && !run.deadline().isAfter(clock.instant())) {
-                // Past its deadline while nobody executed it (down, or queued): failed, not executed.
-                deadlines.expire(run.id(), startup ? executor.instanceId() : null);
-                continue;
-            }
-            if (!catalog.runnable(run.agent())) {
-                executor.fail(
-                        run,
-                        new Failure(
-                                FailureCategory.ORCHESTRATION_ERROR,
-                                "agent_removed",
-                                "agent '" + run.agent()
-                                        + "' is no longer configured; the interrupted run cannot resume"));
-                continue;
-            }
-            if (run.resumeCount() >= maxResumes) {
-                executor.fail(
-                        run,
-                        new Failure(
-                                FailureCategory.EXECUTION_ERROR,
-                                "interrupted",
-                                "interrupted " + run.resumeCount() + " times; not resumed again"));
-                continue;
-            }
-            if (run.status() != RunStatus.SUBMITTED) {
-                store.incrementResumeCount(run.id());
-                log.info(
-                        "Resuming run {} ({}, {}) from {}",
-                        run.id(),
-                        run.agent(),
-                        run.status().wire(),
-                        run.checkpoint() == null ? "the start" : "its last checkpoint");
-            }
-            queue.enqueue(run.id(), run.priority());
-            deadlines.watch(run);
-            n++;
         }
         return n;
+    }
+
+    private static final int RECOVER_BATCH = 500;
+    private static final int RECOVER_SCAN_LIMIT = 200_000;
+
+    /** Re-enqueues (or ends) one run nobody executes; true when it was handed to the queue again. */
+    private boolean recoverOne(String id, boolean startup) {
+        RunRecord run = store.find(id).orElse(null);
+        if (run == null || run.status().terminal()) {
+            return false;
+        }
+        if (run.deadline() != null && !run.deadline().isAfter(clock.instant())) {
+            // Past its deadline while nobody executed it (down, or queued): failed, not executed.
+            deadlines.expire(run.id(), startup ? executor.instanceId() : null);
+            return false;
+        }
+        if (!catalog.runnable(run.agent())) {
+            executor.fail(
+                    run,
+                    new Failure(
+                            FailureCategory.ORCHESTRATION_ERROR,
+                            "agent_removed",
+                            "agent '" + run.agent() + "' is no longer configured; the interrupted run cannot resume"));
+            return false;
+        }
+        if (run.resumeCount() >= maxResumes) {
+            executor.fail(
+                    run,
+                    new Failure(
+                            FailureCategory.EXECUTION_ERROR,
+                            "interrupted",
+                            "interrupted " + run.resumeCount() + " times; not resumed again"));
+            return false;
+        }
+        if (run.status() != RunStatus.SUBMITTED) {
+            store.incrementResumeCount(run.id());
+            log.info(
+                    "Resuming run {} ({}, {}) from {}",
+                    run.id(),
+                    run.agent(),
+                    run.status().wire(),
+                    run.checkpoint() == null ? "the start" : "its last checkpoint");
+        }
+        queue.enqueue(run.id(), run.priority());
+        deadlines.watch(run);
+        return true;
     }
 
     static String hash(String s) {

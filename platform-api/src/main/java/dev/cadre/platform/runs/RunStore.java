@@ -529,6 +529,35 @@ public class RunStore implements AgentRunHistory {
                 .list();
     }
 
+    /** A live run nobody holds a lease on, and its place in the order the recovery sweep walks them. */
+    public record Orphan(String id, Instant createdAt) {}
+
+    /**
+     * As {@link #orphans(java.time.Duration, String, int)}, a page at a time: those after {@code after}
+     * (null: from the oldest), so the sweep can walk past runs it finds still held by this instance.
+     */
+    public List<Orphan> orphans(
+            java.time.Duration minAge, @Nullable String alsoOwnedBy, @Nullable Orphan after, int limit) {
+        Instant now = clock.instant();
+        List<Object> params = new java.util.ArrayList<>(
+                List.of(ts(now), alsoOwnedBy == null ? "" : alsoOwnedBy, ts(now.minus(minAge))));
+        String page = "";
+        if (after != null) {
+            page = " AND (created_at > ? OR (created_at = ? AND id > ?))";
+            params.addAll(List.of(ts(after.createdAt()), ts(after.createdAt()), after.id()));
+        }
+        params.add(limit);
+        return jdbc.sql(
+                        "SELECT id, created_at FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
+                                + " AND (lease_until IS NULL OR lease_until < ? OR owner = ?) AND updated_at <= ?"
+                                + page
+                                + " ORDER BY created_at, id LIMIT ?")
+                .params(params)
+                .query((rs, i) -> new Orphan(
+                        rs.getString("id"), rs.getTimestamp("created_at").toInstant()))
+                .list();
+    }
+
     /** Whether {@code lease} is still the current one (no newer executor took the run). */
     public boolean holds(Lease lease) {
         return jdbc.sql("SELECT COUNT(*) FROM cadre_run WHERE id = ? AND owner = ? AND lease_version = ?")
