@@ -151,6 +151,7 @@ class ArchitectureTest {
     private static final Map<String, String> TABLE_OWNERS = Map.ofEntries(
             Map.entry("cadre_run", RunStore.class.getName()),
             Map.entry("cadre_run_event", "dev.cadre.platform.runs.RunEvents"),
+            Map.entry("cadre_run_ending", "dev.cadre.platform.runs.RunStore"),
             Map.entry("cadre_tool_journal", "dev.cadre.platform.runs.JdbcToolJournal"),
             Map.entry("cadre_approval", ApprovalStore.class.getName()),
             Map.entry("cadre_span", TraceStore.class.getName()),

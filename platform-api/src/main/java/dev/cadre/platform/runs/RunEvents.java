@@ -211,6 +211,86 @@ public class RunEvents {
         return seq;
     }
 
+    /** An event held back to be stored with the run's ending (its final text and its done or error). */
+    public record Held(
+            String type,
+            boolean mainStream,
+            String sessionId,
+            @org.jspecify.annotations.Nullable String parentSessionId,
+            ObjectNode data,
+            Instant at) {}
+
+    /** An agent event to hold, with fields the platform adds or replaces ({@code added}, may be null). */
+    public Held held(AgentEvent event, @org.jspecify.annotations.Nullable ObjectNode added) {
+        ObjectNode data = eventJson.toJson(event);
+        if (added != null) {
+            data.setAll(added);
+        }
+        return new Held(
+                event.type(),
+                event.meta().isMainStream(),
+                event.meta().sessionId(),
+                event.meta().parentSessionId(),
+                data,
+                event.meta().at());
+    }
+
+    /**
+     * Stores a run's ending: {@code end} is given the insertion of {@code held} (numbered after every
+     * event stored so far) and runs it in the transaction that also stores the terminal status; it
+     * answers whether that transaction committed the ending. A database outage is ridden out as for
+     * any event ({@code cadre.runs.event-store-retry}); any other failure propagates with nothing stored.
+     */
+    public boolean appendEnding(String runId, List<Held> held, java.util.function.Predicate<Runnable> end) {
+        AtomicLong counter = sequences.computeIfAbsent(runId, id -> new AtomicLong(maxSeq(id)));
+        boolean ended;
+        synchronized (counter) {
+            long base = counter.get();
+            Runnable insertAll = () -> {
+                long seq = base;
+                for (Held h : held) {
+                    seq++;
+                    h.data().put("seq", seq);
+                    insert(runId, seq, h.sessionId(), h.parentSessionId(), h.mainStream(), h.type(), h.data(), h.at());
+                }
+            };
+            long deadline = System.nanoTime() + storeRetry.toNanos();
+            long pauseMillis = 100;
+            while (true) {
+                try {
+                    ended = end.test(insertAll);
+                    break;
+                } catch (RuntimeException e) {
+                    if (!StorageUnavailable.causedBy(e) || System.nanoTime() + pauseMillis * 1_000_000 > deadline) {
+                        throw e;
+                    }
+                    try {
+                        Thread.sleep(pauseMillis);
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw e;
+                    }
+                    pauseMillis = Math.min(2_000, pauseMillis * 2);
+                }
+            }
+            if (ended) {
+                counter.set(base + held.size());
+            }
+        }
+        signal();
+        return ended;
+    }
+
+    /** The run's last main-stream {@code done} or {@code error} event, if one is stored. */
+    public java.util.Optional<StoredEvent> storedEnding(String runId) {
+        return jdbc.sql("SELECT run_id, seq, type, main_stream, session_id, parent_session_id, data, data_format, at"
+                        + " FROM cadre_run_event WHERE run_id = ? AND main_stream = TRUE AND type IN ('done', 'error')"
+                        + " ORDER BY seq DESC LIMIT 1")
+                .param(runId)
+                .query(this::storedEvent)
+                .optional();
+    }
+
     /**
      * Inserts, riding out a database outage for up to {@code cadre.runs.event-store-retry}: an event
      * emitted while PostgreSQL restarts is stored once it is back instead of being lost (the fault
@@ -292,23 +372,27 @@ public class RunEvents {
                         + (includeSubagents ? "" : " AND main_stream = TRUE")
                         + " ORDER BY seq LIMIT ?")
                 .params(runId, afterSeq, limit)
-                .query((rs, i) -> new StoredEvent(
-                        rs.getString("run_id"),
-                        rs.getLong("seq"),
-                        rs.getString("type"),
-                        rs.getBoolean("main_stream"),
-                        olderThanWholeRedaction(
-                                rs.getString("type"),
-                                StoredEventFormat.read(
-                                        json.readTree(rs.getString("data")),
-                                        rs.getInt("data_format"),
-                                        rs.getString("run_id"),
-                                        rs.getLong("seq"),
-                                        rs.getString("type"),
-                                        rs.getString("session_id"),
-                                        rs.getString("parent_session_id"))),
-                        rs.getTimestamp("at").toInstant()))
+                .query(this::storedEvent)
                 .list();
+    }
+
+    private StoredEvent storedEvent(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+        return new StoredEvent(
+                rs.getString("run_id"),
+                rs.getLong("seq"),
+                rs.getString("type"),
+                rs.getBoolean("main_stream"),
+                olderThanWholeRedaction(
+                        rs.getString("type"),
+                        StoredEventFormat.read(
+                                json.readTree(rs.getString("data")),
+                                rs.getInt("data_format"),
+                                rs.getString("run_id"),
+                                rs.getLong("seq"),
+                                rs.getString("type"),
+                                rs.getString("session_id"),
+                                rs.getString("parent_session_id"))),
+                rs.getTimestamp("at").toInstant());
     }
 
     /**

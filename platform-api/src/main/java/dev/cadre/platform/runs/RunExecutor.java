@@ -140,11 +140,15 @@ public final class RunExecutor {
             fail(run, deadlineFailure(run));
             return;
         }
+        boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
+        if (!workflow && finishedBeforeACrash(run, lease)) {
+            return;
+        }
         if (!store.transition(runId, LIVE, RunStatus.WORKING)) {
             return;
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
-        boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
+        RunEnding ending = new RunEnding(events);
         RunProgress progress = new RunProgress(maxIterations(run.agent()));
         RunObserver observer = new RunObserver() {
             @Override
@@ -165,12 +169,21 @@ public final class RunExecutor {
                     ObjectNode added = JsonNodeFactory.instance.objectNode();
                     added.put("status", "failed");
                     EventJson.putFailure(added, deadlineFailure(run));
-                    events.append(err, added);
+                    if (!ending.hold(err, added)) {
+                        events.append(err, added);
+                    }
                 } else if (event instanceof AgentEvent.Error err
                         && err.meta().isMainStream()
                         && endings.containsKey(runId)) {
-                    // Told to end (its incident resolved): the run's last event is its answer.
-                    events.append(new AgentEvent.Done(err.meta(), endings.get(runId), err.usage(), err.iterations()));
+                    // Told to end (its incident resolved): the run's last event is its answer, stored
+                    // with the terminal status like any ending.
+                    AgentEvent.Done answer =
+                            new AgentEvent.Done(err.meta(), endings.get(runId), err.usage(), err.iterations());
+                    if (!ending.hold(answer, null)) {
+                        events.append(answer);
+                    }
+                } else if (ending.hold(event, null)) {
+                    // The final text and the done/error: stored with the terminal status (finish).
                 } else if (event instanceof AgentEvent.Status st
                         && st.meta().isMainStream()
                         && st.message().startsWith("iteration ")) {
@@ -183,10 +196,10 @@ public final class RunExecutor {
                 }
                 switch (event) {
                     case AgentEvent.ApprovalRequested e -> {
-                        String ending = endings.get(runId);
-                        if (ending != null) {
+                        String reason = endings.get(runId);
+                        if (reason != null) {
                             // Told to end: a question asked after that is answered at once, refused.
-                            approvals.supersedePendingOfRun(runId, ending, "system");
+                            approvals.supersedePendingOfRun(runId, reason, "system");
                         }
                         if (waitingForHumans.incrementAndGet() == 1) {
                             store.transition(runId, EnumSet.of(RunStatus.WORKING), RunStatus.INPUT_REQUIRED);
@@ -267,7 +280,7 @@ public final class RunExecutor {
             // A cancel that arrived between the transition and registering the handle.
             store.find(runId).filter(r -> r.status() == RunStatus.CANCELED).ifPresent(r -> handle.cancel());
             RunOutcome outcome = handle.outcome().join();
-            finish(lease, run, outcome);
+            finish(lease, run, outcome, ending);
         } finally {
             if (watchdog != null) {
                 watchdog.interrupt();
@@ -482,12 +495,12 @@ public final class RunExecutor {
                 "the run did not finish before its deadline " + run.deadline());
     }
 
-    private void finish(RunStore.Lease lease, RunRecord run, RunOutcome outcome) {
+    private void finish(RunStore.Lease lease, RunRecord run, RunOutcome outcome, RunEnding ending) {
         boolean late = outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED && pastDeadline.contains(run.id());
-        String ending = endings.get(run.id());
+        String reason = endings.get(run.id());
         // Told to end (its waits were answered with the reason): it ends completed and its answer
         // starts with the reason; a run that failed meanwhile stays failed.
-        boolean ended = ending != null
+        boolean ended = reason != null
                 && (outcome.status() == dev.cadre.agent.OutcomeStatus.OK
                         || outcome.status() == dev.cadre.agent.OutcomeStatus.CANCELLED
                         || outcome.status() == dev.cadre.agent.OutcomeStatus.DENIED);
@@ -504,19 +517,43 @@ public final class RunExecutor {
         Failure f = late ? deadlineFailure(run) : ended ? null : outcome.failure();
         ArrayNode tools = JsonNodeFactory.instance.arrayNode();
         outcome.toolsCalled().forEach(tools::add);
-        boolean recorded = store.finish(
-                lease,
-                run.id(),
-                status,
-                ended ? endedResult(ending, outcome) : outcome.finalText(),
-                f == null ? null : f.category().name(),
-                f == null ? null : f.code(),
-                f == null ? null : f.message(),
-                subagentsJson(outcome.subagents()).toString(),
-                tools.toString(),
-                outcome.usage().inputTokens(),
-                outcome.usage().outputTokens(),
-                outcome.iterations());
+        List<RunEvents.Held> held = ending.events();
+        String subagents = subagentsJson(outcome.subagents()).toString();
+        boolean recorded = held.isEmpty()
+                ? store.finish(
+                        lease,
+                        run.id(),
+                        status,
+                        ended ? endedResult(reason, outcome) : outcome.finalText(),
+                        f == null ? null : f.category().name(),
+                        f == null ? null : f.code(),
+                        f == null ? null : f.message(),
+                        subagents,
+                        tools.toString(),
+                        outcome.usage().inputTokens(),
+                        outcome.usage().outputTokens(),
+                        outcome.iterations())
+                : events.appendEnding(
+                        run.id(),
+                        held,
+                        storeEvents -> store.finishWithEnding(
+                                lease,
+                                run.id(),
+                                ending.type(),
+                                storeEvents,
+                                status,
+                                ended ? endedResult(reason, outcome) : outcome.finalText(),
+                                f == null ? null : f.category().name(),
+                                f == null ? null : f.code(),
+                                f == null ? null : f.message(),
+                                subagents,
+                                tools.toString(),
+                                outcome.usage().inputTokens(),
+                                outcome.usage().outputTokens(),
+                                outcome.iterations()));
+        if (!recorded && !held.isEmpty()) {
+            ending.refused();
+        }
         if (status != RunStatus.COMPLETED) {
             approvals.cancelPendingOfRun(run.id(), "run ended: " + status.wire());
         } else {
@@ -526,6 +563,58 @@ public final class RunExecutor {
         if (recorded) {
             listeners.forEach(l -> l.finished(run, outcome, status));
         }
+    }
+
+    /**
+     * A run whose {@code done} or {@code error} was stored while its status stayed live — the state a
+     * crash between the two separate writes of earlier versions left behind — is finished from that
+     * event, without calling the model again (its final turn's result is recorded). Stores the ending
+     * and the status in one transaction, as every ending now is; true when the run was finished here.
+     */
+    private boolean finishedBeforeACrash(RunRecord run, RunStore.Lease lease) {
+        if (store.ending(run.id()).isPresent()) {
+            return false;
+        }
+        RunEvents.StoredEvent last = events.storedEnding(run.id()).orElse(null);
+        if (last == null) {
+            return false;
+        }
+        tools.jackson.databind.JsonNode data = last.data();
+        boolean done = last.type().equals("done");
+        tools.jackson.databind.JsonNode error = data.path("error");
+        RunStatus status = done
+                ? RunStatus.COMPLETED
+                : switch (data.path("status").asString("failed")) {
+                    case "cancelled" -> RunStatus.CANCELED;
+                    case "denied" -> RunStatus.REJECTED;
+                    default -> RunStatus.FAILED;
+                };
+        boolean finished = store.finishWithEnding(
+                lease,
+                run.id(),
+                last.type(),
+                () -> {},
+                status,
+                done ? data.path("text").asString("") : null,
+                done ? null : error.path("category").asString(null),
+                done ? null : error.path("code").asString(null),
+                done ? null : error.path("message").asString(null),
+                null,
+                null,
+                data.path("usage").path("inputTokens").asLong(run.inputTokens()),
+                data.path("usage").path("outputTokens").asLong(run.outputTokens()),
+                data.path("iterations").asInt(run.iterations()));
+        if (finished) {
+            log.info(
+                    "Run {} had stored its {} before a crash; finished it without running again",
+                    run.id(),
+                    last.type());
+            if (status != RunStatus.COMPLETED) {
+                approvals.cancelPendingOfRun(run.id(), "run ended: " + status.wire());
+            }
+            events.signal();
+        }
+        return true;
     }
 
     ArrayNode subagentsJson(List<SubagentOutcome> subagents) {

@@ -46,13 +46,38 @@ public class RunStore implements AgentRunHistory {
     private final TransactionTemplate transactions;
     private final SecretRedactor redactor;
 
+    private final EndingFaults faults;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    RunStore(
+            JdbcClient jdbc,
+            Clock clock,
+            JsonMapper json,
+            PlatformTransactionManager transactionManager,
+            SecretRedactor redactor,
+            org.springframework.beans.factory.ObjectProvider<EndingFaults> faults) {
+        this(jdbc, clock, json, transactionManager, redactor, faults.getIfAvailable(() -> EndingFaults.NONE));
+    }
+
+    /** A store without fault points (tests that build one themselves). */
     RunStore(
             JdbcClient jdbc,
             Clock clock,
             JsonMapper json,
             PlatformTransactionManager transactionManager,
             SecretRedactor redactor) {
+        this(jdbc, clock, json, transactionManager, redactor, EndingFaults.NONE);
+    }
+
+    private RunStore(
+            JdbcClient jdbc,
+            Clock clock,
+            JsonMapper json,
+            PlatformTransactionManager transactionManager,
+            SecretRedactor redactor,
+            EndingFaults faults) {
         this.redactor = redactor;
+        this.faults = faults;
         this.jdbc = jdbc;
         this.clock = clock;
         this.json = json;
@@ -341,6 +366,78 @@ public class RunStore implements AgentRunHistory {
                 inputTokens,
                 outputTokens,
                 iterations);
+    }
+
+    /**
+     * A fault point between storing a run's last events and its terminal status, for tests that
+     * crash a run there. Production has none.
+     */
+    @FunctionalInterface
+    public interface EndingFaults {
+        EndingFaults NONE = runId -> {};
+
+        /** Called inside the ending's transaction, after its events, before its status. */
+        void betweenEventsAndStatus(String runId);
+    }
+
+    /**
+     * Records how a run ended and its last events ({@code storeEvents}, the {@code done} or {@code
+     * error} among them) as one fact: one transaction that stores the run's one ending (its primary
+     * key refuses a second, ever), the events, and the terminal status — all of it or none. False,
+     * with nothing stored, when the run already ended or {@code lease} was lost.
+     */
+    public boolean finishWithEnding(
+            @Nullable Lease lease,
+            String id,
+            String endingType,
+            Runnable storeEvents,
+            RunStatus status,
+            @Nullable String result,
+            @Nullable String failureCategory,
+            @Nullable String failureCode,
+            @Nullable String failureMessage,
+            @Nullable String subagentsJson,
+            @Nullable String toolsCalledJson,
+            long inputTokens,
+            long outputTokens,
+            int iterations) {
+        return Boolean.TRUE.equals(transactions.execute(tx -> {
+            try {
+                jdbc.sql("INSERT INTO cadre_run_ending (run_id, type, at) VALUES (?, ?, ?)")
+                        .params(id, endingType, ts(clock.instant()))
+                        .update();
+            } catch (org.springframework.dao.DuplicateKeyException already) {
+                tx.setRollbackOnly();
+                return false;
+            }
+            storeEvents.run();
+            faults.betweenEventsAndStatus(id);
+            boolean ended = finish(
+                    lease,
+                    id,
+                    status,
+                    result,
+                    failureCategory,
+                    failureCode,
+                    failureMessage,
+                    subagentsJson,
+                    toolsCalledJson,
+                    inputTokens,
+                    outputTokens,
+                    iterations);
+            if (!ended) {
+                tx.setRollbackOnly();
+            }
+            return ended;
+        }));
+    }
+
+    /** The type of the run's recorded ending ({@code done} or {@code error}), if it has one. */
+    public java.util.Optional<String> ending(String id) {
+        return jdbc.sql("SELECT type FROM cadre_run_ending WHERE run_id = ?")
+                .param(id)
+                .query(String.class)
+                .optional();
     }
 
     /**
