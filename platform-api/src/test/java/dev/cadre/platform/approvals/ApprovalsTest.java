@@ -119,10 +119,14 @@ class ApprovalsTest {
         var canceled = api.post("/api/v1/runs/" + run + "/cancel", Api.ADMIN_KEY, null);
         assertThat(canceled.status()).isEqualTo(202);
         assertThat(awaitEnd(run).get("status").asString()).isEqualTo("canceled");
-        assertThat(api.get("/api/v1/approvals/" + approval.get("id").asString(), Api.ADMIN_KEY)
-                        .json()
-                        .get("status")
-                        .asString())
+        // The run's end closes its approvals just after its status is stored: wait for that, not a read.
+        assertThat(dev.cadre.platform.support.Await.until(
+                        "the approval of canceled run " + run + " to close",
+                        () -> api.get("/api/v1/approvals/" + approval.get("id").asString(), Api.ADMIN_KEY)
+                                .json()
+                                .get("status")
+                                .asString(),
+                        status -> !status.equals("pending")))
                 .isEqualTo("canceled");
         assertThat(restartsOf(run)).isZero();
     }
