@@ -6,42 +6,121 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * fabric8's Kubernetes API server emulator in CRUD mode (objects are stored and served as a real API
  * server would), with expectations for what CRUD mode does not serve (pod logs, a 403), on loopback;
  * and a kubeconfig file pointing at it. {@link #seedCrashLoop} stores the scenario of issue 24: the
- * deployment {@code shop/web} whose revision 2 crash-loops while revision 1's pods still serve.
+ * deployment {@code shop/web} whose revision 2 crash-loops while revision 1's pods still serve. Every
+ * request is recorded ({@link #requests()}), and a test may change the answer to some ({@link #answer}),
+ * e.g. hold a response back (a body delay, on the server's timer: no thread of the server waits).
  */
 public final class KubernetesMock implements AutoCloseable {
 
     public static final String NS = "shop";
 
+    /** One request as the mock received it: {@code GET /apis/apps/v1/namespaces/shop/deployments/web}. */
+    public record Request(String method, String path) {}
+
     private final KubernetesMockServer server;
     private final KubernetesClient client;
+    private final List<Request> requests = new CopyOnWriteArrayList<>();
+    private final KubernetesMixedDispatcher crud;
+    private volatile Consumer<RecordedRequest> before = request -> {};
+    private volatile BiFunction<RecordedRequest, MockResponse, MockResponse> answer = (request, response) -> response;
 
     public KubernetesMock() {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        server = new KubernetesMockServer(
-                new Context(), new MockWebServer(), responses, new KubernetesMixedDispatcher(responses), false);
+        crud = new KubernetesMixedDispatcher(responses);
+        Dispatcher recording = new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                requests.add(new Request(request.getMethod(), request.getPath()));
+                before.accept(request);
+                return answer.apply(request, crud.dispatch(request));
+            }
+
+            @Override
+            public void shutdown() {
+                crud.shutdown();
+            }
+        };
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, recording, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient();
+    }
+
+    /**
+     * From now on, {@code before} sees every request before the emulator handles it, on the server's own
+     * thread: a change it makes ({@link #editDeploymentDirectly}) is what that request reads.
+     */
+    public void before(Consumer<RecordedRequest> before) {
+        this.before = before;
+    }
+
+    /**
+     * Replaces deployment {@code shop/<name>} with {@code edit} of it straight through the emulator, without
+     * HTTP and unrecorded: "someone else" acting, from inside a {@link #before} hook (an HTTP request from
+     * there could wait for the very thread it runs on).
+     */
+    public void editDeploymentDirectly(String name, UnaryOperator<Deployment> edit) {
+        String path = "/apis/apps/v1/namespaces/" + NS + "/deployments/" + name;
+        MockResponse read = crud.dispatch(new RecordedRequest(
+                "HTTP/1.1", HttpMethod.GET, path, Headers.builder().build(), new Buffer()));
+        KubernetesSerialization serialization = new KubernetesSerialization();
+        Deployment edited = edit.apply(serialization.unmarshal(read.getBody().readUtf8(), Deployment.class));
+        MockResponse written = crud.dispatch(new RecordedRequest(
+                "HTTP/1.1",
+                HttpMethod.PUT,
+                path,
+                Headers.builder().add("Content-Type", "application/json").build(),
+                new Buffer(serialization.asJson(edited).getBytes(StandardCharsets.UTF_8))));
+        if (written.code() != 200) {
+            throw new IllegalStateException("the emulator refused the edit of " + path + ": " + written.code());
+        }
+    }
+
+    /** Every request received so far, in order (the test's own client's included). */
+    public List<Request> requests() {
+        return List.copyOf(requests);
+    }
+
+    /**
+     * From now on, every answer goes through {@code answer} (request, the emulator's response) before it
+     * is sent; the emulator has already applied the request (a PUT is stored whatever the answer).
+     */
+    public void answer(BiFunction<RecordedRequest, MockResponse, MockResponse> answer) {
+        this.answer = answer;
     }
 
     public KubernetesMockServer server() {
@@ -87,6 +166,10 @@ public final class KubernetesMock implements AutoCloseable {
     }
 
     static PodTemplateSpec template(String image, boolean featureFlag, String hash) {
+        return template("web", image, featureFlag, hash);
+    }
+
+    static PodTemplateSpec template(String app, String image, boolean featureFlag, String hash) {
         var container = new ContainerBuilder()
                 .withName("app")
                 .withImage(image)
@@ -99,7 +182,7 @@ public final class KubernetesMock implements AutoCloseable {
         }
         return new PodTemplateSpecBuilder()
                 .withNewMetadata()
-                .addToLabels("app", "web")
+                .addToLabels("app", app)
                 .addToLabels("pod-template-hash", hash)
                 .endMetadata()
                 .withNewSpec()
@@ -109,33 +192,45 @@ public final class KubernetesMock implements AutoCloseable {
     }
 
     /** The deployment's template without the ReplicaSet's hash label (as a Deployment stores it). */
-    static PodTemplateSpec deploymentTemplate(String image, boolean featureFlag) {
-        PodTemplateSpec t = template(image, featureFlag, "x");
+    public static PodTemplateSpec deploymentTemplate(String image, boolean featureFlag) {
+        return deploymentTemplate("web", image, featureFlag);
+    }
+
+    /** As {@link #deploymentTemplate(String, boolean)} for the deployment (and app label) {@code app}. */
+    public static PodTemplateSpec deploymentTemplate(String app, String image, boolean featureFlag) {
+        PodTemplateSpec t = template(app, image, featureFlag, "x");
         t.getMetadata().getLabels().remove("pod-template-hash");
         return t;
     }
 
-    /**
-     * {@code shop/web}: revision 1 ({@code shop/web:1}, 2 ready pods still serving) and revision 2
-     * ({@code shop/web:2} with {@code FEATURE_X}; its pod crash-loops, exit code 1), the deployment at
-     * revision 2; events about the crashing pod; its previous container's log as an expectation.
-     */
+    /** {@link #seedCrashLoop(String)} of {@code shop/web}. */
     public void seedCrashLoop() {
+        seedCrashLoop("web");
+    }
+
+    /**
+     * {@code shop/<app>}: revision 1 ({@code shop/<app>:1}, 2 ready pods still serving) and revision 2
+     * ({@code shop/<app>:2} with {@code FEATURE_X}; its pod {@code <app>-2222-ccccc} crash-loops, 7
+     * restarts, last termination Error with exit code 1), the deployment at revision 2; events about
+     * the crashing pod; its previous container's log as an expectation (CRUD mode serves no logs).
+     */
+    public void seedCrashLoop(String app) {
+        String crashing = app + "-2222-ccccc";
         client.apps()
                 .deployments()
                 .inNamespace(NS)
                 .resource(new DeploymentBuilder()
                         .withNewMetadata()
-                        .withName("web")
+                        .withName(app)
                         .withNamespace(NS)
                         .addToAnnotations("deployment.kubernetes.io/revision", "2")
                         .endMetadata()
                         .withNewSpec()
                         .withReplicas(2)
                         .withNewSelector()
-                        .addToMatchLabels("app", "web")
+                        .addToMatchLabels("app", app)
                         .endSelector()
-                        .withTemplate(deploymentTemplate("shop/web:2", true))
+                        .withTemplate(deploymentTemplate(app, "shop/" + app + ":2", true))
                         .endSpec()
                         .withNewStatus()
                         .withReplicas(3)
@@ -145,33 +240,36 @@ public final class KubernetesMock implements AutoCloseable {
                         .endStatus()
                         .build())
                 .create();
-        replicaSet("web-1111", 1, "shop/web:1", false, 2, "deploy shop/web:1");
-        replicaSet("web-2222", 2, "shop/web:2", true, 0, "deploy shop/web:2 with FEATURE_X");
-        pod("web-1111-aaaaa", "web-1111", "shop/web:1", true);
-        pod("web-1111-bbbbb", "web-1111", "shop/web:1", true);
-        pod("web-2222-ccccc", "web-2222", "shop/web:2", false);
+        replicaSet(app, app + "-1111", 1, "shop/" + app + ":1", false, 2, "deploy shop/" + app + ":1");
+        replicaSet(app, app + "-2222", 2, "shop/" + app + ":2", true, 0, "deploy shop/" + app + ":2 with FEATURE_X");
+        pod(app, app + "-1111-aaaaa", app + "-1111", "shop/" + app + ":1", true);
+        pod(app, app + "-1111-bbbbb", app + "-1111", "shop/" + app + ":1", true);
+        pod(app, crashing, app + "-2222", "shop/" + app + ":2", false);
         event(
-                "web-2222-ccccc.1",
+                crashing,
+                crashing + ".1",
                 "Normal",
                 "Pulled",
-                "Successfully pulled image \"shop/web:2\"",
+                "Successfully pulled image \"shop/" + app + ":2\"",
                 "2026-12-05T10:00:00Z",
                 1);
         event(
-                "web-2222-ccccc.2",
+                crashing,
+                crashing + ".2",
                 "Warning",
                 "BackOff",
-                "Back-off restarting failed container app in pod web-2222-ccccc",
+                "Back-off restarting failed container app in pod " + crashing,
                 "2026-12-05T10:05:00Z",
                 7);
         server.expect()
                 .get()
-                .withPath("/api/v1/namespaces/shop/pods/web-2222-ccccc/log?pretty=false&previous=true&tailLines=100")
-                .andReturn(200, "starting web 2\nloading config\nFATAL: FEATURE_X requires DB_URL to be set\n")
+                .withPath("/api/v1/namespaces/shop/pods/" + crashing + "/log?pretty=false&previous=true&tailLines=100")
+                .andReturn(200, "starting " + app + " 2\nloading config\nFATAL: FEATURE_X requires DB_URL to be set\n")
                 .always();
     }
 
-    private void replicaSet(String name, int revision, String image, boolean flag, int ready, String cause) {
+    private void replicaSet(
+            String app, String name, int revision, String image, boolean flag, int ready, String cause) {
         client.apps()
                 .replicaSets()
                 .inNamespace(NS)
@@ -184,16 +282,16 @@ public final class KubernetesMock implements AutoCloseable {
                         .addNewOwnerReference()
                         .withApiVersion("apps/v1")
                         .withKind("Deployment")
-                        .withName("web")
+                        .withName(app)
                         .withController(true)
                         .endOwnerReference()
                         .endMetadata()
                         .withNewSpec()
                         .withReplicas(ready == 0 ? 1 : ready)
                         .withNewSelector()
-                        .addToMatchLabels("app", "web")
+                        .addToMatchLabels("app", app)
                         .endSelector()
-                        .withTemplate(template(image, flag, name.substring(4)))
+                        .withTemplate(template(app, image, flag, name.substring(app.length() + 1)))
                         .endSpec()
                         .withNewStatus()
                         .withReplicas(ready == 0 ? 1 : ready)
@@ -203,7 +301,7 @@ public final class KubernetesMock implements AutoCloseable {
                 .create();
     }
 
-    private void pod(String name, String owner, String image, boolean healthy) {
+    private void pod(String app, String name, String owner, String image, boolean healthy) {
         var status = new ContainerStatusBuilder()
                 .withName("app")
                 .withImage(image)
@@ -236,7 +334,7 @@ public final class KubernetesMock implements AutoCloseable {
                         .withNewMetadata()
                         .withName(name)
                         .withNamespace(NS)
-                        .addToLabels("app", "web")
+                        .addToLabels("app", app)
                         .addNewOwnerReference()
                         .withApiVersion("apps/v1")
                         .withKind("ReplicaSet")
@@ -263,7 +361,7 @@ public final class KubernetesMock implements AutoCloseable {
                 .create();
     }
 
-    private void event(String name, String type, String reason, String message, String last, int count) {
+    private void event(String pod, String name, String type, String reason, String message, String last, int count) {
         client.v1()
                 .events()
                 .inNamespace(NS)
@@ -274,7 +372,7 @@ public final class KubernetesMock implements AutoCloseable {
                         .endMetadata()
                         .withNewInvolvedObject()
                         .withKind("Pod")
-                        .withName("web-2222-ccccc")
+                        .withName(pod)
                         .withNamespace(NS)
                         .endInvolvedObject()
                         .withType(type)
