@@ -8,7 +8,6 @@ import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.agent.tool.ToolException;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -51,88 +50,12 @@ final class KubernetesReadTools {
                 new RolloutHistory(k8s, json));
     }
 
-    private static final String NS = "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63}";
-    private static final String NAME = "{\"type\":\"string\",\"minLength\":1,\"maxLength\":253}";
-
-    /** The object of one kind, by name; null when it does not exist. */
-    static @Nullable HasMetadata getOne(KubernetesAccess k8s, String kind, @Nullable String ns, String name)
-            throws ToolException, InterruptedException {
-        String resource = plural(kind);
-        return k8s.call("get", resource, ns, c -> switch (resource) {
-            case "pods" -> c.pods().inNamespace(ns).withName(name).get();
-            case "deployments" ->
-                c.apps().deployments().inNamespace(ns).withName(name).get();
-            case "replicasets" ->
-                c.apps().replicaSets().inNamespace(ns).withName(name).get();
-            case "statefulsets" ->
-                c.apps().statefulSets().inNamespace(ns).withName(name).get();
-            case "daemonsets" ->
-                c.apps().daemonSets().inNamespace(ns).withName(name).get();
-            case "jobs" -> c.batch().v1().jobs().inNamespace(ns).withName(name).get();
-            case "services" -> c.services().inNamespace(ns).withName(name).get();
-            case "nodes" -> c.nodes().withName(name).get();
-            case "events" -> c.v1().events().inNamespace(ns).withName(name).get();
-            default -> throw new IllegalArgumentException("unknown kind " + kind);
-        });
-    }
-
-    static List<? extends HasMetadata> list(
-            KubernetesAccess k8s, String resource, @Nullable String ns, @Nullable String selector)
-            throws ToolException, InterruptedException {
-        var options = new ListOptionsBuilder().withLabelSelector(selector).build();
-        List<? extends HasMetadata> items = k8s.call("list", resource, ns, c -> switch (resource) {
-            case "pods" -> c.pods().inNamespace(ns).list(options).getItems();
-            case "deployments" ->
-                c.apps().deployments().inNamespace(ns).list(options).getItems();
-            case "replicasets" ->
-                c.apps().replicaSets().inNamespace(ns).list(options).getItems();
-            case "statefulsets" ->
-                c.apps().statefulSets().inNamespace(ns).list(options).getItems();
-            case "daemonsets" ->
-                c.apps().daemonSets().inNamespace(ns).list(options).getItems();
-            case "jobs" -> c.batch().v1().jobs().inNamespace(ns).list(options).getItems();
-            case "services" -> c.services().inNamespace(ns).list(options).getItems();
-            case "nodes" -> c.nodes().list(options).getItems();
-            case "events" -> c.v1().events().inNamespace(ns).list(options).getItems();
-            default -> throw new IllegalArgumentException("unknown resource " + resource);
-        });
-        return items == null ? List.of() : items;
-    }
-
-    static String plural(String kind) {
-        String k = kind.toLowerCase(Locale.ROOT);
-        return k.endsWith("s") ? k : k + "s";
-    }
-
-    static ObjectNode notFound(JsonMapper json, String kind, @Nullable String ns, String name) {
-        ObjectNode o = json.createObjectNode();
-        o.put("found", false);
-        o.put("kind", kind);
-        if (ns != null) {
-            o.put("namespace", ns);
-        }
-        o.put("name", name);
-        o.put(
-                "hint",
-                "no " + kind + " '" + name + "'" + (ns == null ? "" : " in namespace " + ns)
-                        + ": list them with k8s_get (it may have been replaced under another name)");
-        return o;
-    }
-
-    @SuppressWarnings("unchecked")
-    static List<Event> events(KubernetesAccess k8s, String ns) throws ToolException, InterruptedException {
-        return (List<Event>) list(k8s, "events", ns, null);
-    }
-
     /** {@code k8s_get}: compact rows of one kind, by name or label selector. */
-    static final class Get implements Tool {
-        private final KubernetesAccess k8s;
-        private final JsonMapper json;
+    static final class Get extends KubernetesTool {
         private final Clock clock;
 
         Get(KubernetesAccess k8s, JsonMapper json, Clock clock) {
-            this.k8s = k8s;
-            this.json = json;
+            super(k8s, json);
             this.clock = clock;
         }
 
@@ -165,11 +88,9 @@ final class KubernetesReadTools {
         @Override
         public String execute(JsonNode args, ToolContext ctx) throws Exception {
             String kind = args.get("kind").asString();
-            String ns = namespace(args, kind.equals("nodes"));
+            String ns = kind.equals("nodes") ? null : namespace(args, ctx, "namespace is required for this kind");
             if (ns == null) {
                 k8s.checkClusterRead(ctx);
-            } else {
-                k8s.checkNamespace(ns, ctx);
             }
             ObjectNode out = json.createObjectNode();
             out.put("kind", kind);
@@ -179,19 +100,16 @@ final class KubernetesReadTools {
             ArrayNode rows = out.putArray("rows");
             if (args.hasNonNull("name")) {
                 String name = args.get("name").asString();
-                HasMetadata o = getOne(k8s, kind, ns, name);
+                HasMetadata o = getOne(kind, ns, name);
                 if (o == null) {
-                    return notFound(json, kind, ns, name).toString();
+                    return notFound(kind, ns, name).toString();
                 }
                 rows.add(Views.row(o, json, clock.instant()));
                 out.put("count", 1);
                 return out.toString();
             }
             List<? extends HasMetadata> items = new ArrayList<>(list(
-                    k8s,
-                    kind,
-                    ns,
-                    args.hasNonNull("selector") ? args.get("selector").asString() : null));
+                    kind, ns, args.hasNonNull("selector") ? args.get("selector").asString() : null));
             if (kind.equals("events")) {
                 items.sort((a, b) -> Views.eventTime((Event) b).compareTo(Views.eventTime((Event) a)));
             }
@@ -205,28 +123,14 @@ final class KubernetesReadTools {
             }
             return out.toString();
         }
-
-        private @Nullable String namespace(JsonNode args, boolean clusterScoped) throws ToolException {
-            if (clusterScoped) {
-                return null;
-            }
-            if (!args.hasNonNull("namespace")) {
-                throw new ToolException(
-                        FailureCategory.EXECUTION_ERROR, "invalid_arguments", "namespace is required for this kind");
-            }
-            return args.get("namespace").asString();
-        }
     }
 
     /** {@code k8s_describe}: one object's status, conditions, containers, owner chain and events. */
-    static final class Describe implements Tool {
-        private final KubernetesAccess k8s;
-        private final JsonMapper json;
+    static final class Describe extends KubernetesTool {
         private final Clock clock;
 
         Describe(KubernetesAccess k8s, JsonMapper json, Clock clock) {
-            this.k8s = k8s;
-            this.json = json;
+            super(k8s, json);
             this.clock = clock;
         }
 
@@ -264,18 +168,11 @@ final class KubernetesReadTools {
             if (kind.equals("node")) {
                 k8s.checkClusterRead(ctx);
             } else {
-                if (!args.hasNonNull("namespace")) {
-                    throw new ToolException(
-                            FailureCategory.EXECUTION_ERROR,
-                            "invalid_arguments",
-                            "namespace is required for a " + kind);
-                }
-                ns = args.get("namespace").asString();
-                k8s.checkNamespace(ns, ctx);
+                ns = namespace(args, ctx, "namespace is required for a " + kind);
             }
-            HasMetadata o = getOne(k8s, kind, ns, name);
+            HasMetadata o = getOne(kind, ns, name);
             if (o == null) {
-                return notFound(json, kind, ns, name).toString();
+                return notFound(kind, ns, name).toString();
             }
             ObjectNode out = json.createObjectNode();
             out.put("kind", o.getKind());
@@ -301,8 +198,7 @@ final class KubernetesReadTools {
             if (ns != null) {
                 out.set(
                         "events",
-                        Views.events(
-                                events(k8s, ns), o.getKind(), name, k8s.config().maxEvents(), json));
+                        Views.events(events(ns), o.getKind(), name, k8s.config().maxEvents(), json));
             }
             return out.toString();
         }
@@ -338,7 +234,7 @@ final class KubernetesReadTools {
                 if (!DESCRIBE_KINDS.contains(ref.getKind().toLowerCase(Locale.ROOT))) {
                     break;
                 }
-                HasMetadata owner = getOne(k8s, ref.getKind(), ns, ref.getName());
+                HasMetadata owner = getOne(ref.getKind(), ns, ref.getName());
                 if (owner == null) {
                     chain.add("(" + ref.getKind() + "/" + ref.getName() + " not found)");
                     break;
@@ -375,7 +271,7 @@ final class KubernetesReadTools {
                                 .map(e -> e.getKey() + "=" + e.getValue())
                                 .toList());
                 out.put("selector", selector);
-                List<Pod> pods = (List<Pod>) list(k8s, "pods", ns, selector);
+                List<Pod> pods = (List<Pod>) list("pods", ns, selector);
                 ArrayNode rows = out.putArray("pods");
                 pods.stream().limit(k8s.config().maxRows()).forEach(p -> rows.add(Views.row(p, json, clock.instant())));
                 out.put("podCount", pods.size());
@@ -384,13 +280,10 @@ final class KubernetesReadTools {
     }
 
     /** {@code k8s_logs}: the tail of one container's log, the previous (crashed) one on request, filtered. */
-    static final class Logs implements Tool {
-        private final KubernetesAccess k8s;
-        private final JsonMapper json;
+    static final class Logs extends KubernetesTool {
 
         Logs(KubernetesAccess k8s, JsonMapper json) {
-            this.k8s = k8s;
-            this.json = json;
+            super(k8s, json);
         }
 
         @Override
@@ -423,9 +316,8 @@ final class KubernetesReadTools {
 
         @Override
         public String execute(JsonNode args, ToolContext ctx) throws Exception {
-            String ns = args.get("namespace").asString();
+            String ns = namespace(args, ctx, "namespace is required");
             String pod = args.get("pod").asString();
-            k8s.checkNamespace(ns, ctx);
             Pattern grep = null;
             if (args.hasNonNull("grep")) {
                 try {
@@ -444,9 +336,9 @@ final class KubernetesReadTools {
             Integer since =
                     args.hasNonNull("sinceSeconds") ? args.get("sinceSeconds").asInt() : null;
             // The pod first: a missing pod or container is an answer the model can act on, not an error.
-            Pod target = (Pod) getOne(k8s, "pod", ns, pod);
+            Pod target = (Pod) getOne("pod", ns, pod);
             if (target == null) {
-                return notFound(json, "pod", ns, pod).toString();
+                return notFound("pod", ns, pod).toString();
             }
             List<String> names = target.getSpec() == null
                     ? List.of()
@@ -454,7 +346,7 @@ final class KubernetesReadTools {
                             .map(c -> c.getName())
                             .toList();
             if (container != null && !names.isEmpty() && !names.contains(container)) {
-                ObjectNode o = notFound(json, "container", ns, container);
+                ObjectNode o = notFound("container", ns, container);
                 o.put("hint", "pod " + pod + " has no container '" + container + "'; its containers: " + names);
                 return o.toString();
             }
@@ -466,7 +358,7 @@ final class KubernetesReadTools {
                 return t.tailingLines(tail).getLog();
             });
             if (log == null) {
-                ObjectNode o = notFound(json, "pod", ns, pod);
+                ObjectNode o = notFound("pod", ns, pod);
                 o.put(
                         "hint",
                         "no log for pod '" + pod + "'" + (container == null ? "" : " container '" + container + "'")
@@ -529,13 +421,10 @@ final class KubernetesReadTools {
     }
 
     /** {@code k8s_rollout_history}: a deployment's revisions and what each changed. */
-    static final class RolloutHistory implements Tool {
-        private final KubernetesAccess k8s;
-        private final JsonMapper json;
+    static final class RolloutHistory extends KubernetesTool {
 
         RolloutHistory(KubernetesAccess k8s, JsonMapper json) {
-            this.k8s = k8s;
-            this.json = json;
+            super(k8s, json);
         }
 
         @Override
@@ -565,15 +454,13 @@ final class KubernetesReadTools {
         @Override
         @SuppressWarnings("unchecked")
         public String execute(JsonNode args, ToolContext ctx) throws Exception {
-            String ns = args.get("namespace").asString();
+            String ns = namespace(args, ctx, "namespace is required");
             String name = args.get("deployment").asString();
-            k8s.checkNamespace(ns, ctx);
-            Deployment d = (Deployment) getOne(k8s, "deployment", ns, name);
+            Deployment d = (Deployment) getOne("deployment", ns, name);
             if (d == null) {
-                return notFound(json, "deployment", ns, name).toString();
+                return notFound("deployment", ns, name).toString();
             }
-            List<Rollouts.Revision> revisions =
-                    Rollouts.revisions(d, (List<ReplicaSet>) list(k8s, "replicasets", ns, null));
+            List<Rollouts.Revision> revisions = Rollouts.revisions(d, (List<ReplicaSet>) list("replicasets", ns, null));
             int current = Rollouts.current(d, revisions);
             ObjectNode out = json.createObjectNode();
             out.put("namespace", ns);

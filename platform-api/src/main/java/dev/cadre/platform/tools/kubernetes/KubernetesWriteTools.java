@@ -51,13 +51,9 @@ final class KubernetesWriteTools {
 
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
-    private abstract static class WriteTool implements ProposingTool {
-        final KubernetesAccess k8s;
-        final JsonMapper json;
-
+    private abstract static class WriteTool extends KubernetesTool implements ProposingTool {
         WriteTool(KubernetesAccess k8s, JsonMapper json) {
-            this.k8s = k8s;
-            this.json = json;
+            super(k8s, json);
         }
 
         /** {@code deployment} or {@code pod}. */
@@ -80,8 +76,8 @@ final class KubernetesWriteTools {
         public JsonNode parametersSchema() {
             String own = ownProperties();
             return JsonSchemas.parse("{\"type\":\"object\",\"properties\":{"
-                    + "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63},"
-                    + "\"" + nameField() + "\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":253},"
+                    + NS + ","
+                    + "\"" + nameField() + "\":" + NAME + ","
                     + (own.isEmpty() ? "" : own + ",")
                     + "\"reason\":{\"type\":\"string\",\"maxLength\":1000},"
                     + "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},"
@@ -97,10 +93,9 @@ final class KubernetesWriteTools {
         }
 
         private HasMetadata read(JsonNode args, ToolContext ctx) throws ToolException, InterruptedException {
-            String ns = args.get("namespace").asString();
-            k8s.checkNamespace(ns, ctx);
+            String ns = namespace(args, ctx, "namespace is required");
             String name = args.get(nameField()).asString();
-            HasMetadata o = KubernetesReadTools.getOne(k8s, kind(), ns, name);
+            HasMetadata o = getOne(kind(), ns, name);
             if (o == null) {
                 throw new ToolException(
                         FailureCategory.EXECUTION_ERROR,
@@ -154,7 +149,7 @@ final class KubernetesWriteTools {
             Plan plan = plan(current, args);
             String ns = args.get("namespace").asString();
             String rv = current.getMetadata().getResourceVersion();
-            String resource = KubernetesReadTools.plural(kind());
+            String resource = plural(kind());
             ObjectNode out = json.createObjectNode();
             out.put("status", "applied");
             out.put("kind", current.getKind());
@@ -330,8 +325,7 @@ final class KubernetesWriteTools {
         Plan plan(HasMetadata current, JsonNode args) throws ToolException, InterruptedException {
             Deployment d = (Deployment) current;
             String ns = args.get("namespace").asString();
-            List<Rollouts.Revision> revisions =
-                    Rollouts.revisions(d, (List<ReplicaSet>) KubernetesReadTools.list(k8s, "replicasets", ns, null));
+            List<Rollouts.Revision> revisions = Rollouts.revisions(d, (List<ReplicaSet>) list("replicasets", ns, null));
             int currentRevision = Rollouts.current(d, revisions);
             Rollouts.Revision target = null;
             if (args.hasNonNull("toRevision")) {
