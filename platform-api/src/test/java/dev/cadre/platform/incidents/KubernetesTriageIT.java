@@ -285,6 +285,11 @@ class KubernetesTriageIT {
         assertThat(writesTo("payments")).as("the undo was applied exactly once").isEqualTo(1);
         assertThat(deployment("payments").getSpec().getTemplate())
                 .isEqualTo(KubernetesMock.deploymentTemplate("payments", "shop/payments:1", false));
+        JsonNode inc = incident(accepted.get("incident").asString());
+        assertThat(inc.get("status").asString())
+                .as("a human checks the deployment")
+                .isEqualTo("open");
+        assertThat(inc.get("timeline").toString()).contains("Rollback outcome unknown");
         JsonNode pending = api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
                 .json()
                 .get("items");
