@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformTest;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -265,5 +272,42 @@ class ActorIdentityAttackTest {
         assertThat(stored("SELECT decided_by_key FROM cadre_approval WHERE id = ?", id))
                 .isEqualTo(namesake.id());
         api.awaitRunEnd(runId);
+    }
+
+    @Test
+    void theStreamCapCountsPerKeyId_aNamesakeKeyIsNotHeldToAnotherKeysStreams() throws Exception {
+        String runId = api.submitRun("fixer", "streams per key id").get("id").asString();
+        api.pendingApprovalOf(runId); // from now on the run's stream is quiet
+        Key viewer = newKey("viewer");
+        Key namesake = namesake(viewer, "viewer");
+        HttpClient client = HttpClient.newHttpClient();
+        List<HttpResponse<InputStream>> open = new ArrayList<>();
+        try {
+            open.add(stream(client, runId, viewer));
+            open.add(stream(client, runId, viewer));
+            HttpResponse<InputStream> third = stream(client, runId, viewer);
+            open.add(third);
+            // Status first: an uncapped stream would never end, and reading it would hang.
+            assertThat(third.statusCode()).isEqualTo(429);
+            HttpResponse<InputStream> others = stream(client, runId, namesake);
+            open.add(others);
+            assertThat(others.statusCode()).isEqualTo(200);
+        } finally {
+            for (var r : open) {
+                r.body().close();
+            }
+        }
+        assertThat(api.post("/api/v1/runs/" + runId + "/cancel", Api.ADMIN_KEY, "{}")
+                        .status())
+                .isEqualTo(202);
+    }
+
+    private HttpResponse<InputStream> stream(HttpClient client, String runId, Key key) throws Exception {
+        return client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/runs/" + runId + "/events"))
+                        .header("Authorization", "Bearer " + key.secret())
+                        .header("Accept", "text/event-stream")
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
     }
 }
