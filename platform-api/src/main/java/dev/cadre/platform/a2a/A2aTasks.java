@@ -9,6 +9,7 @@ import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.runs.RunStatus;
 import dev.cadre.platform.runs.RunStore;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.security.Role;
 import dev.cadre.platform.web.ApiProblem;
@@ -145,7 +146,7 @@ class A2aTasks {
     }
 
     /** Starts the run of a message, or finds the one an earlier delivery of the same message started. */
-    RunRecord submit(SendRequest request, String caller) {
+    RunRecord submit(SendRequest request, Actor caller) {
         try {
             return runs.submit(
                             request.agent(),
@@ -172,9 +173,10 @@ class A2aTasks {
     }
 
     /**
-     * The task's run if {@code caller} may see it: the key that created it, or an admin. Any other
-     * caller gets "task not found", exactly as for an id that does not exist, so task ids of other
-     * clients can be neither read, cancelled, followed nor probed for.
+     * The task's run if {@code caller} may see it: the key that created it (by key id: another key
+     * of the same name is another client), or an admin. Any other caller gets "task not found",
+     * exactly as for an id that does not exist, so task ids of other clients can be neither read,
+     * cancelled, followed nor probed for.
      */
     RunRecord find(String taskId, CadrePrincipal caller) {
         RunRecord run = find(taskId);
@@ -185,7 +187,7 @@ class A2aTasks {
     }
 
     static boolean visibleTo(RunRecord run, CadrePrincipal caller) {
-        return caller.role() == Role.ADMIN || run.submittedBy().equals(caller.name());
+        return caller.role() == Role.ADMIN || caller.actor().isKey(run.submittedByKey());
     }
 
     RunRecord find(String taskId) {

@@ -139,7 +139,7 @@ class JsonRpcController {
         return switch (request.call().method()) {
             case SEND -> {
                 A2aTasks.SendRequest send = tasks.parseSend(params, caller);
-                RunRecord run = tasks.submit(send, caller.name());
+                RunRecord run = tasks.submit(send, caller.actor());
                 if (send.blocking()) {
                     run = tasks.awaitSettled(run.id());
                 }
@@ -186,7 +186,7 @@ class JsonRpcController {
         long after;
         try {
             if (request.call().method() == A2aMethod.STREAM) {
-                taskId = tasks.submit(tasks.parseSend(params, caller), caller.name())
+                taskId = tasks.submit(tasks.parseSend(params, caller), caller.actor())
                         .id();
                 after = 0;
             } else {

@@ -1,6 +1,7 @@
 package dev.cadre.platform.approvals;
 
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
@@ -155,9 +156,11 @@ class ApprovalController {
         if (separationOfDuties && edited != null) {
             // Editing proposes a new action: the editor becomes its proposer and may not approve it.
             return view(
-                    approvals.decide(id, new ApprovalService.Decision.ProposeEdit(edited, b.comment()), actor.name()));
+                    approvals.decide(id, new ApprovalService.Decision.ProposeEdit(edited, b.comment()), actor.actor()));
         }
-        if (separationOfDuties && actor.name().equals(approval.proposedBy())) {
+        // The proposing key, by id: its console sessions are that key, and another key that happens
+        // to carry the same name is someone else.
+        if (separationOfDuties && actor.actor().isKey(approval.proposedByKey())) {
             throw refused(
                     approval,
                     actor,
@@ -168,7 +171,7 @@ class ApprovalController {
                     "proposedBy",
                     approval.proposedBy());
         }
-        return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.name()));
+        return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.actor()));
     }
 
     @Operation(summary = "Reject a pending tool call")
@@ -181,7 +184,7 @@ class ApprovalController {
             @AuthenticationPrincipal CadrePrincipal actor) {
         requireSeparateDecider(id, actor, "reject");
         String comment = body == null ? null : body.comment();
-        return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.name()));
+        return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.actor()));
     }
 
     /**
@@ -198,21 +201,21 @@ class ApprovalController {
             @AuthenticationPrincipal CadrePrincipal actor) {
         requireSeparateDecider(id, actor, "abort");
         String comment = body == null ? null : body.comment();
-        return view(approvals.decide(id, new ApprovalService.Decision.Abort(comment), actor.name()));
+        return view(approvals.decide(id, new ApprovalService.Decision.Abort(comment), actor.actor()));
     }
 
     /**
      * Separation of duties: every approval guards an APPROVE-risk tool call (runbook execution and
-     * the like), and the identity that asked for the run may not also wave its action through.
-     * Key names are unique and never reused, so the name the run records is the submitting key.
+     * the like), and the key that asked for the run may not also wave its action through — compared
+     * by key id (a console session is the key it logged in with; a name is only a label).
      */
     private ApprovalRecord requireSeparateDecider(String approvalId, CadrePrincipal actor, String decision) {
         ApprovalRecord approval = approvals.get(approvalId);
         if (!separationOfDuties) {
             return approval;
         }
-        String submitter = submitters.submitterOf(approval.runId());
-        if (submitter.equals(actor.name())) {
+        Actor submitter = submitters.submitterOf(approval.runId());
+        if (actor.actor().sameKey(submitter)) {
             throw refused(
                     approval,
                     actor,
@@ -221,7 +224,7 @@ class ApprovalController {
                             + " and so may not decide its approval of " + approval.tool()
                             + "; another operator must (cadre.approvals.separation-of-duties)",
                     "submittedBy",
-                    submitter);
+                    submitter.name());
         }
         return approval;
     }

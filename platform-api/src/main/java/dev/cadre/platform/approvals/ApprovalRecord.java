@@ -1,5 +1,6 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.platform.security.Actor;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param supersededBy the request that replaced this one when the run asked for another action here
  * @param proposedBy who edited the arguments of this still pending request: the edits are their
  *     proposal, which another operator must approve (null: no edit proposed)
+ * @param decidedByKey the id of the key that decided (null: undecided, or decided by the platform)
+ * @param proposedByKey the id of the key that proposed the edits: what separation of duties
+ *     compares ({@code proposedBy} is its name, for display)
  */
 public record ApprovalRecord(
         String id,
@@ -40,7 +44,9 @@ public record ApprovalRecord(
         @Nullable String argumentsHash,
         @Nullable String executedHash,
         @Nullable String supersededBy,
-        @Nullable String proposedBy) {
+        @Nullable String proposedBy,
+        @Nullable String decidedByKey,
+        @Nullable String proposedByKey) {
 
     /** A request without an edit proposal. */
     public ApprovalRecord(
@@ -89,7 +95,19 @@ public record ApprovalRecord(
                 argumentsHash,
                 executedHash,
                 supersededBy,
+                null,
+                null,
                 null);
+    }
+
+    /** Who decided: the key (by id) and its name; an actor without key for the platform's own decisions. */
+    public @Nullable Actor decider() {
+        return decidedBy == null ? null : new Actor(decidedByKey, decidedBy);
+    }
+
+    /** Who proposed the pending edits (by key id), or null when no edit is proposed. */
+    public @Nullable Actor proposer() {
+        return proposedBy == null ? null : new Actor(proposedByKey, proposedBy);
     }
 
     public static final String PENDING = "pending";

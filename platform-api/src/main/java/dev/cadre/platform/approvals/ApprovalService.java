@@ -5,6 +5,7 @@ import dev.cadre.agent.approval.ApprovalDecision;
 import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
@@ -40,6 +41,8 @@ import tools.jackson.databind.json.JsonMapper;
 public class ApprovalService implements ApprovalGate {
 
     private static final Logger log = LoggerFactory.getLogger(ApprovalService.class);
+    /** The platform's own decisions (a run that ended cancels its requests): no key, so no one's. */
+    private static final Actor SYSTEM = Actor.platform("system");
 
     private final ApprovalStore store;
     private final AuditLog audit;
@@ -223,8 +226,11 @@ public class ApprovalService implements ApprovalGate {
         return store.countPending();
     }
 
-    /** Applies an operator's decision; 409 when the request is no longer pending. */
-    public ApprovalRecord decide(String id, Decision decision, String actor) {
+    /**
+     * Applies an operator's decision, recorded with the deciding (or proposing) key's id and name;
+     * 409 when the request is no longer pending.
+     */
+    public ApprovalRecord decide(String id, Decision decision, Actor actor) {
         ApprovalRecord current = get(id);
         if (!current.pending()) {
             throw alreadyDecided(current);
@@ -267,7 +273,7 @@ public class ApprovalService implements ApprovalGate {
                         ApprovalRecord.REJECTED,
                         null,
                         null,
-                        r.comment() == null || r.comment().isBlank() ? "rejected by " + actor : r.comment(),
+                        r.comment() == null || r.comment().isBlank() ? "rejected by " + actor.name() : r.comment(),
                         actor,
                         now);
             case Decision.Abort r ->
@@ -276,7 +282,7 @@ public class ApprovalService implements ApprovalGate {
                         ApprovalRecord.ABORTED,
                         null,
                         null,
-                        r.comment() == null || r.comment().isBlank() ? "aborted by " + actor : r.comment(),
+                        r.comment() == null || r.comment().isBlank() ? "aborted by " + actor.name() : r.comment(),
                         actor,
                         now);
         };
@@ -293,7 +299,7 @@ public class ApprovalService implements ApprovalGate {
             case Decision.Abort r -> "approval.abort";
         };
         audit.record(
-                actor,
+                actor.name(),
                 action,
                 id,
                 "run=" + after.runId() + " tool=" + after.tool() + " call=" + after.callId()
@@ -342,7 +348,7 @@ public class ApprovalService implements ApprovalGate {
     public void cancelPendingOfRun(String runId, String reason) {
         forgetEditsOfRun(runId);
         for (ApprovalRecord r : store.pendingOfRun(runId)) {
-            if (store.decide(r.id(), ApprovalRecord.CANCELED, null, null, reason, "system", clock.instant())) {
+            if (store.decide(r.id(), ApprovalRecord.CANCELED, null, null, reason, SYSTEM, clock.instant())) {
                 CompletableFuture<ApprovalDecision> f = waiting.remove(r.id());
                 if (f != null) {
                     f.complete(new ApprovalDecision.Rejected(reason, "system"));

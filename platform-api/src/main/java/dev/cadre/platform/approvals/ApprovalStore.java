@@ -1,5 +1,6 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.storage.Removed;
 import dev.cadre.platform.web.PageCursor;
 import java.sql.ResultSet;
@@ -24,7 +25,7 @@ public class ApprovalStore {
     private static final String COLUMNS =
             "id, run_id, session_id, call_id, agent, tool, arguments, what, why, confidence,"
                     + " plan, status, edited_arguments, decision_comment, decided_by, decided_at, created_at, expires_at,"
-                    + " attempt, arguments_hash, executed_hash, superseded_by, proposed_by";
+                    + " attempt, arguments_hash, executed_hash, superseded_by, proposed_by, decided_by_key, proposed_by_key";
 
     private final JdbcClient jdbc;
 
@@ -39,7 +40,7 @@ public class ApprovalStore {
     ApprovalRecord insertAttempt(ApprovalRecord r) {
         try {
             jdbc.sql("INSERT INTO cadre_approval (" + COLUMNS
-                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .params(
                             r.id(),
                             r.runId(),
@@ -61,6 +62,8 @@ public class ApprovalStore {
                             Timestamp.from(r.expiresAt()),
                             r.attempt(),
                             r.argumentsHash(),
+                            null,
+                            null,
                             null,
                             null,
                             null)
@@ -147,19 +150,30 @@ public class ApprovalStore {
                 .single();
     }
 
-    /** Records a decision on a pending request; false when it was no longer pending. */
+    /**
+     * Records a decision on a pending request; false when it was no longer pending. {@code decidedBy}
+     * null: no one decided (an expiry).
+     */
     boolean decide(
             String id,
             String status,
             @Nullable String editedArgumentsJson,
             @Nullable String executedHash,
             @Nullable String comment,
-            @Nullable String decidedBy,
+            @Nullable Actor decidedBy,
             Instant at) {
         return jdbc.sql("UPDATE cadre_approval SET status = ?, edited_arguments = ?, executed_hash = ?,"
-                                + " decision_comment = ?, decided_by = ?, decided_at = ?, version = version + 1"
-                                + " WHERE id = ? AND status = 'pending'")
-                        .params(status, editedArgumentsJson, executedHash, comment, decidedBy, Timestamp.from(at), id)
+                                + " decision_comment = ?, decided_by = ?, decided_by_key = ?, decided_at = ?,"
+                                + " version = version + 1 WHERE id = ? AND status = 'pending'")
+                        .params(
+                                status,
+                                editedArgumentsJson,
+                                executedHash,
+                                comment,
+                                decidedBy == null ? null : decidedBy.name(),
+                                decidedBy == null ? null : decidedBy.keyId(),
+                                Timestamp.from(at),
+                                id)
                         .update()
                 == 1;
     }
@@ -169,10 +183,11 @@ public class ApprovalStore {
      * run only once someone other than {@code proposedBy} approves; false when no longer pending.
      */
     boolean proposeEdit(
-            String id, String editedArgumentsJson, String editedHash, String proposedBy, @Nullable String comment) {
+            String id, String editedArgumentsJson, String editedHash, Actor proposedBy, @Nullable String comment) {
         return jdbc.sql("UPDATE cadre_approval SET edited_arguments = ?, executed_hash = ?, proposed_by = ?,"
-                                + " decision_comment = ?, version = version + 1 WHERE id = ? AND status = 'pending'")
-                        .params(editedArgumentsJson, editedHash, proposedBy, comment, id)
+                                + " proposed_by_key = ?, decision_comment = ?, version = version + 1"
+                                + " WHERE id = ? AND status = 'pending'")
+                        .params(editedArgumentsJson, editedHash, proposedBy.name(), proposedBy.keyId(), comment, id)
                         .update()
                 == 1;
     }
@@ -181,11 +196,11 @@ public class ApprovalStore {
      * Approves the edits proposed on a pending request, only while they are still the ones whose hash
      * is {@code editedHash} (an editor changing them meanwhile makes this a no-op); false otherwise.
      */
-    boolean approveProposal(String id, String editedHash, @Nullable String comment, String decidedBy, Instant at) {
+    boolean approveProposal(String id, String editedHash, @Nullable String comment, Actor decidedBy, Instant at) {
         return jdbc.sql("UPDATE cadre_approval SET status = 'approved', decision_comment ="
-                                + " COALESCE(?, decision_comment), decided_by = ?, decided_at = ?, version = version + 1"
-                                + " WHERE id = ? AND status = 'pending' AND executed_hash = ?")
-                        .params(comment, decidedBy, Timestamp.from(at), id, editedHash)
+                                + " COALESCE(?, decision_comment), decided_by = ?, decided_by_key = ?, decided_at = ?,"
+                                + " version = version + 1 WHERE id = ? AND status = 'pending' AND executed_hash = ?")
+                        .params(comment, decidedBy.name(), decidedBy.keyId(), Timestamp.from(at), id, editedHash)
                         .update()
                 == 1;
     }
@@ -231,7 +246,9 @@ public class ApprovalStore {
                 rs.getString("arguments_hash"),
                 rs.getString("executed_hash"),
                 rs.getString("superseded_by"),
-                rs.getString("proposed_by"));
+                rs.getString("proposed_by"),
+                rs.getString("decided_by_key"),
+                rs.getString("proposed_by_key"));
     }
 
     /**

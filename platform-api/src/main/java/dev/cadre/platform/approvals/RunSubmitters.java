@@ -1,5 +1,7 @@
 package dev.cadre.platform.approvals;
 
+import dev.cadre.platform.security.Actor;
+
 /**
  * Who submitted a run, for the separation-of-duties check. The runs package provides it, so
  * approvals does not depend on runs (runs already depends on approvals).
@@ -7,6 +9,6 @@ package dev.cadre.platform.approvals;
 @FunctionalInterface
 public interface RunSubmitters {
 
-    /** The name of the key that submitted the run. */
-    String submitterOf(String runId);
+    /** The key that submitted the run (its id is what counts), or the platform actor that did. */
+    Actor submitterOf(String runId);
 }

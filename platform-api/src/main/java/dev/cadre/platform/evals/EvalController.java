@@ -112,7 +112,7 @@ class EvalController {
             }
             suite = suite.withRepeat(body.repeat());
         }
-        EvalStore.Row row = evals.start(suite, named, caller.name());
+        EvalStore.Row row = evals.start(suite, named, caller.actor());
         EvalView view = view(row);
         return ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")))

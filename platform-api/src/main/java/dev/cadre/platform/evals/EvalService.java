@@ -6,6 +6,7 @@ import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.runs.RunEvents;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.web.ApiProblem;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -142,7 +143,7 @@ public final class EvalService implements AutoCloseable {
     }
 
     /** Starts an evaluation of a suite; its runs are submitted before this returns. */
-    public EvalStore.Row start(EvalSuite suite, boolean shipped, String submittedBy) {
+    public EvalStore.Row start(EvalSuite suite, boolean shipped, Actor submitter) {
         String id = "eval_" + UUID.randomUUID().toString().replace("-", "");
         Instant now = clock.instant();
         String label = shipped ? suite.name() : CUSTOM;
@@ -152,7 +153,7 @@ public final class EvalService implements AutoCloseable {
                 suite.agent(),
                 suite.repeat(),
                 "running",
-                submittedBy,
+                submitter.name(),
                 now,
                 null,
                 suite.cases().size() * suite.repeat(),
@@ -161,10 +162,11 @@ public final class EvalService implements AutoCloseable {
                 json.writeValueAsString(new StoredSuite(label, suite)),
                 "{}",
                 null,
-                null);
+                null,
+                submitter.keyId());
         store.insert(row);
         audit.record(
-                submittedBy,
+                submitter.name(),
                 "eval.start",
                 id,
                 "suite=" + suite.name() + " agent=" + suite.agent() + " runs=" + row.runsTotal());
@@ -207,7 +209,7 @@ public final class EvalService implements AutoCloseable {
             List<String> attempts = new ArrayList<>();
             for (int k = 0; k < suite.repeat(); k++) {
                 String key = row.id() + "-" + c + "-" + k;
-                attempts.add(runs.submit(suite.agent(), ec.input(), ec.context(), row.submittedBy(), key)
+                attempts.add(runs.submit(suite.agent(), ec.input(), ec.context(), row.submitter(), key)
                         .run()
                         .id());
             }

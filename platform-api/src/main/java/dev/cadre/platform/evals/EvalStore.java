@@ -1,5 +1,6 @@
 package dev.cadre.platform.evals;
 
+import dev.cadre.platform.security.Actor;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -18,7 +19,10 @@ final class EvalStore {
         this.jdbc = jdbc;
     }
 
-    /** An evaluation as stored; {@code report} is the scored report's JSON once it has ended. */
+    /**
+     * An evaluation as stored; {@code report} is the scored report's JSON once it has ended, {@code
+     * submittedByKey} the id of the key that started it (its runs are that key's).
+     */
     record Row(
             String id,
             String suite,
@@ -34,13 +38,20 @@ final class EvalStore {
             String suiteJson,
             String runIds,
             @Nullable String report,
-            @Nullable String error) {}
+            @Nullable String error,
+            @Nullable String submittedByKey) {
+
+        /** Who started the evaluation, by key id; its runs are submitted as this actor. */
+        Actor submitter() {
+            return new Actor(submittedByKey, submittedBy);
+        }
+    }
 
     private static final String COLUMNS = "id, suite, agent, repeat_count, status, submitted_by, created_at,"
-            + " finished_at, runs_total, routing_accuracy, misroute_rate, suite_json, run_ids, report, error";
+            + " finished_at, runs_total, routing_accuracy, misroute_rate, suite_json, run_ids, report, error, submitted_by_key";
 
     void insert(Row r) {
-        jdbc.sql("INSERT INTO cadre_eval (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        jdbc.sql("INSERT INTO cadre_eval (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         r.id(),
                         r.suite(),
@@ -56,7 +67,8 @@ final class EvalStore {
                         r.suiteJson(),
                         r.runIds(),
                         null,
-                        null)
+                        null,
+                        r.submittedByKey())
                 .update();
     }
 
@@ -136,6 +148,7 @@ final class EvalStore {
                 rs.getString("suite_json"),
                 rs.getString("run_ids"),
                 rs.getString("report"),
-                rs.getString("error"));
+                rs.getString("error"),
+                rs.getString("submitted_by_key"));
     }
 }

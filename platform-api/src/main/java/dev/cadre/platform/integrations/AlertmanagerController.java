@@ -4,6 +4,7 @@ import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.agents.AgentConfigException;
 import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -159,7 +160,7 @@ class AlertmanagerController {
                                         + r.seconds() + " s")
                         .header(HttpHeaders.RETRY_AFTER, Long.toString(r.seconds()));
         }
-        ObjectNode out = intake.accept(payload, principal == null ? "alertmanager" : principal.name());
+        ObjectNode out = intake.accept(payload, principal == null ? Actor.platform("alertmanager") : principal.actor());
         int opened = 0;
         for (JsonNode r : out.path("alerts")) {
             String action = r.path("action").asString("");

@@ -5,6 +5,7 @@ import dev.cadre.memory.Writer;
 import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.Actor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
@@ -100,8 +101,12 @@ public final class AlertmanagerIntake {
         return labels;
     }
 
-    /** Handles one webhook delivery; answers what happened to each alert. */
-    public ObjectNode accept(JsonNode payload, String principal) {
+    /**
+     * Handles one webhook delivery from {@code sender} (the intake key: its runs are its own, and its
+     * idempotency keys are scoped by its key id); answers what happened to each alert.
+     */
+    public ObjectNode accept(JsonNode payload, Actor sender) {
+        String principal = sender.name();
         ObjectNode out = json.createObjectNode();
         ArrayNode results = out.putArray("alerts");
         Writer writer = Writer.apiClient(principal);
@@ -181,7 +186,7 @@ public final class AlertmanagerIntake {
             String target = routes.getOrDefault(
                     alertname, workload != null && kubernetesAgent != null ? kubernetesAgent : agent);
             RunService.Submitted submitted =
-                    runs.submit(target, input, context.toString(), principal, "alertmanager:" + incident.id());
+                    runs.submit(target, input, context.toString(), sender, "alertmanager:" + incident.id());
             r.put("agent", target);
             incidents.linkRun(submitted.run().id(), incident.id(), writer);
             log.info(

@@ -159,7 +159,7 @@ final class McpAgentTools {
                             agent,
                             PREAMBLE + UntrustedText.fence("mcp", input),
                             rawContext == null ? null : UntrustedText.fence("mcp", (String) rawContext),
-                            principal.name(),
+                            principal.actor(),
                             null)
                     .run();
         } catch (ApiProblem p) {

@@ -172,7 +172,7 @@ class RunController {
                 RunService.Envelope.priority(body.priority(), "priority"),
                 body.deadline() == null || body.deadline().isBlank() ? null : time("deadline", body.deadline()),
                 body.budget() == null ? null : body.budget().maxCost());
-        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.name(), idempotencyKey, envelope);
+        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.actor(), idempotencyKey, envelope);
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")));
@@ -189,7 +189,7 @@ class RunController {
     @ApiResponse(responseCode = "409", description = "The run has not ended yet")
     @PostMapping(value = "/{id}/retry", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> retry(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
-        RunView view = view(runs.retry(id, caller.name()).run());
+        RunView view = view(runs.retry(id, caller.actor()).run());
         return ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")))
                 .body(view);

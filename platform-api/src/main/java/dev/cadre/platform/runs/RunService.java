@@ -5,6 +5,7 @@ import dev.cadre.agent.FailureCategory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.web.ApiProblem;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -108,8 +109,8 @@ public final class RunService {
     }
 
     public Submitted submit(
-            String agent, String input, @Nullable String context, String submittedBy, @Nullable String idempotencyKey) {
-        return submit(agent, input, context, submittedBy, idempotencyKey, Envelope.NONE);
+            String agent, String input, @Nullable String context, Actor submitter, @Nullable String idempotencyKey) {
+        return submit(agent, input, context, submitter, idempotencyKey, Envelope.NONE);
     }
 
     /**
@@ -121,7 +122,7 @@ public final class RunService {
             String agent,
             String input,
             @Nullable String context,
-            String submittedBy,
+            Actor submitter,
             @Nullable String idempotencyKey,
             Envelope envelope) {
         Double maxCost = envelope.maxCost();
@@ -161,7 +162,8 @@ public final class RunService {
         }
         String hash = hash(agent + "\u0000" + input + "\u0000" + (context == null ? "" : context));
         if (idempotencyKey != null) {
-            var existing = store.findByIdempotencyKey(submittedBy, idempotencyKey);
+            // Scoped by the submitting key's id: another key never gets this key's run, whatever its name.
+            var existing = store.findByIdempotencyKey(submitter, idempotencyKey);
             if (existing.isPresent()) {
                 return replay(existing.get(), hash, idempotencyKey);
             }
@@ -182,7 +184,7 @@ public final class RunService {
                 0,
                 0,
                 0,
-                submittedBy,
+                submitter.name(),
                 idempotencyKey,
                 hash,
                 null,
@@ -196,7 +198,8 @@ public final class RunService {
                 envelope.priority(),
                 envelope.deadline(),
                 0,
-                maxCost);
+                maxCost,
+                submitter.keyId());
         try {
             SpanContext caller = Span.current().getSpanContext();
             run = store.insert(
@@ -206,13 +209,12 @@ public final class RunService {
                                     + caller.getTraceFlags().asHex()
                             : null);
         } catch (DuplicateKeyException raced) {
-            return replay(
-                    store.findByIdempotencyKey(submittedBy, idempotencyKey).orElseThrow(), hash, idempotencyKey);
+            return replay(store.findByIdempotencyKey(submitter, idempotencyKey).orElseThrow(), hash, idempotencyKey);
         }
         queue.enqueue(run.id(), run.priority());
         deadlines.watch(run);
         // Every entry point (REST, A2A, Alertmanager) submits here: one place audits them all.
-        audit.record(submittedBy, "run.submit", run.id(), "agent=" + agent);
+        audit.record(submitter.name(), "run.submit", run.id(), "agent=" + agent);
         return new Submitted(run, true);
     }
 
@@ -220,7 +222,7 @@ public final class RunService {
      * Starts a new run of an ended run's agent (or workflow) with the same input, context and
      * priority, linked to it ({@code retryOf}); 409 while the original has not ended.
      */
-    public Submitted retry(String id, String actor) {
+    public Submitted retry(String id, Actor actor) {
         RunRecord original = get(id);
         if (!original.status().terminal()) {
             throw new ApiProblem(
@@ -237,7 +239,7 @@ public final class RunService {
                 actor,
                 null,
                 new Envelope(original.id(), original.priority(), null, original.maxCost()));
-        audit.record(actor, "run.retry", retried.run().id(), "retryOf=" + id + " agent=" + original.agent());
+        audit.record(actor.name(), "run.retry", retried.run().id(), "retryOf=" + id + " agent=" + original.agent());
         return retried;
     }
 

@@ -1,6 +1,7 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.platform.agents.AgentRunHistory;
+import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import java.sql.ResultSet;
@@ -34,7 +35,10 @@ public class RunStore implements AgentRunHistory {
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
-            + " updated_at, retry_of, priority, deadline, cost, max_cost, redacted";
+            + " updated_at, retry_of, priority, deadline, cost, max_cost, redacted, submitted_by_key";
+
+    /** What {@code submitted_by_key} holds for a submitter that is no key (V40: the index needs a value). */
+    private static final String NO_KEY = "";
 
     /** The list's columns: not {@code checkpoint}, which can be large and a list never shows. */
     private static final String LIST_COLUMNS = COLUMNS.replace(" checkpoint,", " NULL AS checkpoint,");
@@ -131,10 +135,10 @@ public class RunStore implements AgentRunHistory {
                 redactor.redactText(run.result()),
                 redactor.redactText(run.failureMessage()),
                 redactor.redactText(run.subagentsJson()));
-        jdbc.sql(
-                        "INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, idempotency_key, request_hash,"
-                                + " trace_id, created_at, updated_at, retry_of, priority, deadline, max_cost, trace_parent,"
-                                + " redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE)")
+        jdbc.sql("INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, submitted_by_key,"
+                        + " idempotency_key, request_hash, trace_id, created_at, updated_at, retry_of, priority,"
+                        + " deadline, max_cost, trace_parent, redacted)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE)")
                 .params(
                         stored.id(),
                         stored.agent(),
@@ -142,6 +146,7 @@ public class RunStore implements AgentRunHistory {
                         stored.context(),
                         stored.status().wire(),
                         stored.submittedBy(),
+                        stored.submittedByKey() == null ? NO_KEY : stored.submittedByKey(),
                         stored.idempotencyKey(),
                         stored.requestHash(),
                         stored.traceId(),
@@ -170,11 +175,20 @@ public class RunStore implements AgentRunHistory {
                 .optional();
     }
 
-    public Optional<RunRecord> findByIdempotencyKey(String submittedBy, String key) {
-        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE submitted_by = ? AND idempotency_key = ?")
-                .params(submittedBy, key)
-                .query(this::map)
-                .optional();
+    /**
+     * The run {@code submitter} submitted under idempotency key {@code key}: a key's keys are its
+     * own whatever its name (another key of the same name never finds them); a submitter without a
+     * key (the platform itself) is scoped by its name.
+     */
+    public Optional<RunRecord> findByIdempotencyKey(Actor submitter, String key) {
+        var query = submitter.keyId() == null
+                ? jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE submitted_by_key = '' AND idempotency_key = ?"
+                                + " AND submitted_by = ?")
+                        .params(key, submitter.name())
+                : jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE submitted_by_key = ? AND idempotency_key = ?"
+                                + " ORDER BY created_at, id LIMIT 1")
+                        .params(submitter.keyId(), key);
+        return query.query(this::map).optional();
     }
 
     /**
@@ -885,7 +899,8 @@ public class RunStore implements AgentRunHistory {
                 instant(rs, "deadline"),
                 // Stored sums of doubles drift (0.001 + 0.000048): the record shows micro-units.
                 dev.cadre.agent.model.Costs.round(rs.getDouble("cost")),
-                rs.getObject("max_cost") == null ? null : rs.getDouble("max_cost"));
+                rs.getObject("max_cost") == null ? null : rs.getDouble("max_cost"),
+                NO_KEY.equals(rs.getString("submitted_by_key")) ? null : rs.getString("submitted_by_key"));
     }
 
     /**

@@ -35,7 +35,7 @@ class RunsConfiguration {
     /** Who submitted a run, for the approvals' separation of duties (approvals must not depend on runs). */
     @Bean
     RunSubmitters runSubmitters(RunService runs) {
-        return runId -> runs.get(runId).submittedBy();
+        return runId -> runs.get(runId).submitter();
     }
 
     /** Builds the run rollups from the runs stored before V8, once, before any run executes. */

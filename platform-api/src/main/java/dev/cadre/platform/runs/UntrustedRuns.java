@@ -39,7 +39,7 @@ final class UntrustedRuns implements RiskPolicy {
     /** Whether the run was submitted by a key of an untrusted role; a run not found counts as untrusted. */
     boolean untrusted(String runId) {
         return runs.find(runId)
-                .map(r -> keys.roleOf(r.submittedBy())
+                .map(r -> keys.roleOfKey(r.submittedByKey())
                         // Not a key: the platform itself (e.g. a retry's or an eval's submitter of record).
                         .map(untrustedRoles::contains)
                         .orElse(false))

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -131,12 +132,14 @@ public class ApiKeyService {
     }
 
     /**
-     * The role of the key named {@code name} (revoked or not), or empty when no key has that name —
-     * names are unique, so a run's submitter names exactly one key.
+     * The role of key {@code keyId} (revoked or not), or empty when there is no such key (an actor of
+     * the platform itself). A run records its submitter's key id, so this is the role it ran under.
      */
-    public Optional<Role> roleOf(String name) {
-        Optional<Role> role = transactions.execute(tx ->
-                keys.findByNameKey(name).filter(k -> k.name().equals(name)).map(ApiKeyEntity::role));
+    public Optional<Role> roleOfKey(@Nullable String keyId) {
+        if (keyId == null) {
+            return Optional.empty();
+        }
+        Optional<Role> role = transactions.execute(tx -> keys.findById(keyId).map(ApiKeyEntity::role));
         return role == null ? Optional.empty() : role;
     }
 
@@ -183,8 +186,8 @@ public class ApiKeyService {
 
     /**
      * Creates a key. Its name must be unique among all keys ever created (revoked ones included):
-     * the name is who the audit log, runs and approvals say acted, and separation of duties
-     * compares it, so a new key must never inherit an old one's identity. Names are lower-cased
+     * the name is who the audit log, runs and approvals say acted, so a new key must never read as
+     * an old one (decisions compare key ids, {@link Actor}, never names). Names are lower-cased
      * (after NFKC) and then limited to {@code [a-z0-9._-]}: no two accepted names can look alike
      * (no Cyrillic {@code о} for a Latin {@code o}, no {@code Bootstrap} beside {@code bootstrap}),
      * and a unique index on the normalised name settles concurrent creates.

@@ -112,12 +112,14 @@ public class SseHeartbeat implements DisposableBean {
         }
     }
 
-    /** The caller's name if it may open one more stream; 429 otherwise. */
+    /** The caller's key id if it may open one more stream; 429 otherwise. */
     private String admit() {
         var auth = SecurityContextHolder.getContext().getAuthentication();
-        // Key names are unique and never reused, so the authenticated name is the key (or the key a
-        // console session logged in with).
-        String owner = auth != null ? auth.getName() : "anonymous";
+        // Counted per key id (a console session counts as the key it logged in with): two keys that
+        // carry the same name are two callers.
+        String owner = auth == null
+                ? "anonymous"
+                : auth.getPrincipal() instanceof KeyedCaller k ? "key:" + k.keyId() : "name:" + auth.getName();
         if (open.size() >= maxStreams) {
             throw tooMany("the platform has " + open.size() + " open event streams, its limit (cadre.sse.max-streams)");
         }

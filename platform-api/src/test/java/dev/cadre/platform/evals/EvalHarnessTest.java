@@ -432,6 +432,7 @@ class EvalHarnessTest {
                 Api.json(Map.of("label", "ops-team", "suite", suite)),
                 "{}",
                 null,
+                null,
                 null));
         assertThat(service.resumeAll()).isEqualTo(1);
         JsonNode first = awaitEnd(api, id);

@@ -45,11 +45,15 @@ class AlertmanagerRoutesTest {
                 "echoer",
                 AlertmanagerController.routes(List.of("WfReview = wf-review", ""), catalog));
         String fp = UUID.randomUUID().toString();
-        JsonNode routed = intake.accept(json.readTree(alert("WfReview", fp)), "alertmanager")
+        JsonNode routed = intake.accept(
+                        json.readTree(alert("WfReview", fp)),
+                        dev.cadre.platform.security.Actor.platform("alertmanager"))
                 .get("alerts")
                 .get(0);
         assertThat(routed.get("agent").asString()).isEqualTo("wf-review");
-        JsonNode other = intake.accept(json.readTree(alert("SomethingElse", fp + "-2")), "alertmanager")
+        JsonNode other = intake.accept(
+                        json.readTree(alert("SomethingElse", fp + "-2")),
+                        dev.cadre.platform.security.Actor.platform("alertmanager"))
                 .get("alerts")
                 .get(0);
         assertThat(other.get("agent").asString()).isEqualTo("echoer");
