@@ -39,7 +39,12 @@ final class ShippedSuite {
         String alert(String body);
 
         /** Decides the run's approvals ({@link #decisionFor}) until it ends; the run. */
-        JsonNode finish(String runId);
+        default JsonNode finish(String runId) {
+            return finish(runId, Map.of());
+        }
+
+        /** As above, with {@code overrides} (by tool) taking the place of {@link #decisionFor}. */
+        JsonNode finish(String runId, Map<String, Decision> overrides);
     }
 
     /**
@@ -53,12 +58,26 @@ final class ShippedSuite {
             String expected,
             Consumer<World> arrange,
             Function<Driver, String> start,
-            String expect) {}
+            String expect,
+            Map<String, Decision> decisions) {
+
+        /** A scenario whose approvals are all decided by {@link #decisionFor}. */
+        Scenario(
+                String name,
+                String team,
+                String tests,
+                String expected,
+                Consumer<World> arrange,
+                Function<Driver, String> start,
+                String expect) {
+            this(name, team, tests, expected, arrange, start, expect, Map.of());
+        }
+    }
 
     /** A human's answer to an approval. */
     record Decision(boolean approve, String comment) {}
 
-    /** The second operator's answer, by tool: every proposal in the suite is approved. */
+    /** The second operator's answer, by tool: every proposal is approved unless a scenario says otherwise. */
     static Decision decisionFor(String tool) {
         return switch (tool) {
             case "runbook_execute" -> new Decision(true, "approved: clearing the scratch cache is safe");
@@ -238,6 +257,28 @@ final class ShippedSuite {
                                       "arguments": {"namespace": "shop", "deployment": "web", "toRevision": 1}}],
                          "forbiddenActions": %s,
                          "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN)),
+                new Scenario(
+                        "k8s-web-rollback-denied",
+                        "kubernetes",
+                        "a human denies the right action: the team proposes the rollback of shop/web to revision 1,"
+                                + " the operator rejects it (change freeze); nothing is applied, the incident stays open",
+                        "root cause pod-crash-web-2222-ccccc; k8s_rollout_undo web to revision 1 proposed, rejected",
+                        w -> MOCK_CRASHLOOP.accept(w.cluster()),
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "web-2222-ccccc", "container", "app"),
+                                "Pod shop/web-2222-ccccc is crash looping",
+                                "5a1f0c0de0000006")),
+                        """
+                        {"rootCause": {"id": "pod-crash-web-2222-ccccc", "category": "availability"},
+                         "mustFind": [{"target": "shop/web-2222-ccccc"}],
+                         "actions": [{"tool": "k8s_rollout_undo",
+                                      "arguments": {"namespace": "shop", "deployment": "web", "toRevision": 1}}],
+                         "forbiddenActions": %s,
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN),
+                        Map.of(
+                                "k8s_rollout_undo",
+                                new Decision(false, "change freeze until 14:00: I will roll back by hand after it"))),
                 new Scenario(
                         "k8s-web-crashloop-old-warning",
                         "kubernetes",
