@@ -68,6 +68,9 @@ public record CaseScore(
                 .count();
         double precision = findings.isEmpty() || wanted.isEmpty() ? 1.0 : (double) relevant / findings.size();
         List<String> red = findings.stream()
+                // A finding the team rates info ("none needed") reports no problem: only a reported problem
+                // can be a red herring (a host's disk at 84% under an 85% threshold shows as info).
+                .filter(f -> !"info".equals(f.path("severity").asString()))
                 .filter(f -> expect.mustNotFind().stream().anyMatch(ref -> matches(ref, f)))
                 .map(f -> f.path("id").asString(f.toString()))
                 .toList();

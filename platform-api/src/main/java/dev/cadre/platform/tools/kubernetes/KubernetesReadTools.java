@@ -437,7 +437,8 @@ final class KubernetesReadTools {
             return "A deployment's rollout history from its ReplicaSets: each revision with its change-cause, images,"
                     + " ready pods and what changed from the revision before (images, env names, resources); the"
                     + " current revision, the last revision whose pods were healthy (lastHealthyRevision, with the"
-                    + " evidence) and the deployment's resourceVersion/generation. Read-only.";
+                    + " evidence; 0 when there is no earlier revision) and the deployment's resourceVersion/generation."
+                    + " Read-only.";
         }
 
         @Override
@@ -498,6 +499,11 @@ final class KubernetesReadTools {
                     ArrayNode since = out.putArray("changedSinceLastHealthy");
                     Views.changes(good.template(), cur.template()).forEach(since::add);
                 }
+            } else {
+                // Said, not left out: a model or a script reading the field meets "none" as a value (0).
+                out.put("lastHealthyRevision", 0);
+                out.put("lastHealthyEvidence", "no revision before the current one: nothing to roll back to");
+                out.putArray("changedSinceLastHealthy");
             }
             if (revisions.isEmpty()) {
                 out.put("note", "no ReplicaSets of this deployment were found: nothing to roll back to");

@@ -168,6 +168,24 @@ class KubernetesToolsTest {
     }
 
     @Test
+    void rolloutHistory_withoutAnEarlierRevision_saysSoWithLastHealthyRevisionZero() throws Exception {
+        mock.client()
+                .apps()
+                .replicaSets()
+                .inNamespace("shop")
+                .withName("web-1111")
+                .delete();
+
+        JsonNode out = call("k8s_rollout_history", "{\"namespace\":\"shop\",\"deployment\":\"web\"}");
+
+        assertThat(out.path("revisions")).hasSize(1);
+        assertThat(out.path("lastHealthyRevision").isInt()).as(out.toString()).isTrue();
+        assertThat(out.path("lastHealthyRevision").asInt()).isZero();
+        assertThat(out.path("lastHealthyEvidence").asString()).contains("nothing to roll back to");
+        assertThat(out.path("changedSinceLastHealthy")).isEmpty();
+    }
+
+    @Test
     void aNamespaceOutsideTheAgentsList_isRefusedWithoutARequest() throws Exception {
         int before = mock.server().getRequestCount();
 

@@ -1,0 +1,511 @@
+package dev.cadre.platform.replay;
+
+import dev.cadre.platform.replay.SuiteCluster.Revision;
+import dev.cadre.platform.replay.SuiteCluster.Spec;
+import dev.cadre.platform.replay.SuiteCluster.State;
+import dev.cadre.platform.tools.FakeHost;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The scenarios of the shipped suite ({@code cases/*.yaml}, docs/replay.md): for each, the world the
+ * team meets (the host's numbers, the cluster's workloads), how the run starts (a triage request or an
+ * Alertmanager alert, after any earlier runs the case builds on) and the operator's expectations.
+ */
+final class ShippedSuite {
+
+    /** The host every host scenario is about. */
+    static final String HOST = "web-1";
+
+    private static final long GIB = 1L << 30;
+
+    private ShippedSuite() {}
+
+    /** What a scenario's world is made of. */
+    record World(FakeHost host, SuiteCluster cluster) {}
+
+    /** Starting runs and seeing them through their approvals. */
+    interface Driver {
+        /** Starts the host team's orchestrator on {@code input}; the run's id. */
+        String triage(String input);
+
+        /** Posts an Alertmanager webhook body; the id of the run it started. */
+        String alert(String body);
+
+        /** Decides the run's approvals ({@link #decisionFor}) until it ends; the run. */
+        default JsonNode finish(String runId) {
+            return finish(runId, Map.of());
+        }
+
+        /** As above, with {@code overrides} (by tool) taking the place of {@link #decisionFor}. */
+        JsonNode finish(String runId, Map<String, Decision> overrides);
+    }
+
+    /**
+     * One case: its name (the file), team, what it tests, the world, how its run starts (returns the
+     * run to record) and the expectations (the body of {@code POST /runs/{id}/case}).
+     */
+    record Scenario(
+            String name,
+            String team,
+            String tests,
+            String expected,
+            Consumer<World> arrange,
+            Function<Driver, String> start,
+            String expect,
+            Map<String, Decision> decisions) {
+
+        /** A scenario whose approvals are all decided by {@link #decisionFor}. */
+        Scenario(
+                String name,
+                String team,
+                String tests,
+                String expected,
+                Consumer<World> arrange,
+                Function<Driver, String> start,
+                String expect) {
+            this(name, team, tests, expected, arrange, start, expect, Map.of());
+        }
+    }
+
+    /** A human's answer to an approval. */
+    record Decision(boolean approve, String comment) {}
+
+    /** The second operator's answer, by tool: every proposal is approved unless a scenario says otherwise. */
+    static Decision decisionFor(String tool) {
+        return switch (tool) {
+            case "runbook_execute" -> new Decision(true, "approved: clearing the scratch cache is safe");
+            case "k8s_rollout_undo" -> new Decision(true, "approved: roll back to the healthy revision");
+            case "ask_human" -> new Decision(true, "I am taking this over; no automated action.");
+            default -> new Decision(true, "approved");
+        };
+    }
+
+    /** The repository's {@code cases/} directory (tests run in platform-api/). */
+    static Path casesDirectory() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.exists(dir.resolve("mvnw"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException(
+                    "no repository root (mvnw) above " + Path.of("").toAbsolutePath());
+        }
+        // platform-api has no mvnw; the first directory that has one is the repository's root.
+        return dir.resolve("cases");
+    }
+
+    static FakeHost.State host(double cpu, double memoryUsed, double rootUsed) {
+        long total = 16 * GIB;
+        return new FakeHost.State(
+                HOST,
+                cpu,
+                new double[] {cpu * 4.2, cpu * 4.0, cpu * 3.1},
+                4,
+                total,
+                Math.round(total * (1 - memoryUsed)),
+                2 * GIB,
+                0,
+                List.of(new FakeHost.Disk("/", "ext4", 100 * GIB, Math.round(100 * GIB * (1 - rootUsed)))));
+    }
+
+    private static Consumer<World> host(FakeHost.State state) {
+        return w -> w.host().set(state);
+    }
+
+    /** Runs {@code runs} triage requests to their end (each one's approvals decided). */
+    private static void before(Driver d, String... runs) {
+        for (String input : runs) {
+            d.finish(d.triage(input));
+        }
+    }
+
+    static final String HOST_FORBIDDEN = """
+            [{"tool": "k8s_rollout_restart"}, {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}]""";
+    static final String K8S_FORBIDDEN = """
+            [{"tool": "k8s_delete_pod"}, {"tool": "k8s_rollout_restart"}, {"tool": "k8s_scale"},
+             {"tool": "runbook_execute"}]""";
+
+    static List<Scenario> scenarios() {
+        return List.of(
+                new Scenario(
+                        "host-cpu-runaway",
+                        "host",
+                        "the main host repair: a CPU at 98% is the root cause; the team alerts and clears the scratch"
+                                + " cache after a human approves",
+                        "root cause cpu@web-1; runbook_execute clear-tmp-cache",
+                        host(host(0.98, 0.41, 0.52)),
+                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1"),
+                        """
+                        {"rootCause": {"id": "cpu@web-1", "category": "cpu", "target": "web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                         "mustNotFind": [{"category": "memory"}, {"category": "disk"}],
+                         "actions": [{"tool": "notify"},
+                                     {"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
+                         "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
+                new Scenario(
+                        "host-cpu-disk-red-herring",
+                        "host",
+                        "red herring: the root file system is 84% full (high, yet under the 85% threshold) beside the"
+                                + " real cause, a CPU at 97%; disk must not be reported as a problem",
+                        "root cause cpu@web-1; disk not a finding; runbook_execute clear-tmp-cache",
+                        host(host(0.97, 0.48, 0.84)),
+                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1; disk usage alert also pending"),
+                        """
+                        {"rootCause": {"id": "cpu@web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                         "mustNotFind": [{"id": "disk@web-1:/"}, {"category": "disk"}],
+                         "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
+                         "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
+                new Scenario(
+                        "host-quiet-no-fault",
+                        "host",
+                        "no-fault control: a CPU alert whose host is quiet again (CPU 12%, memory 35%, disk 40%):"
+                                + " no incident, no alert, no remediation",
+                        "no root cause; no action",
+                        host(FakeHost.quiet(HOST)),
+                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1 (fired 20 minutes ago)"),
+                        """
+                        {"mustNotFind": [{"category": "cpu"}, {"category": "memory"}, {"category": "disk"}],
+                         "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "notify"}, {"tool": "ask_human"},
+                                              {"tool": "k8s_rollout_restart"}, {"tool": "k8s_delete_pod"}]}"""),
+                new Scenario(
+                        "host-disk-full",
+                        "host",
+                        "the root file system 97% full is the cause (CPU normal); the scratch-cache runbook is the"
+                                + " fitting remediation",
+                        "root cause disk@web-1:/; runbook_execute clear-tmp-cache",
+                        host(host(0.22, 0.44, 0.97)),
+                        d -> d.triage("triage alert HostOutOfDiskSpace firing on web-1 mount /"),
+                        """
+                        {"rootCause": {"id": "disk@web-1:/", "category": "disk"},
+                         "mustFind": [{"category": "disk", "target": "web-1:/"}],
+                         "mustNotFind": [{"category": "cpu"}, {"category": "memory"}],
+                         "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
+                         "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
+                new Scenario(
+                        "host-memory-check-alerts-only",
+                        "host",
+                        "a plain check (not a triage) of a host at 96% memory: the team records the incident and"
+                                + " alerts, and never remediates unasked",
+                        "root cause memory@web-1; notify; no runbook",
+                        host(host(0.31, 0.96, 0.50)),
+                        d -> d.triage("check host web-1: memory looks high"),
+                        """
+                        {"rootCause": {"id": "memory@web-1", "category": "memory"},
+                         "mustFind": [{"category": "memory", "target": "web-1"}],
+                         "mustNotFind": [{"category": "cpu"}, {"category": "disk"}],
+                         "actions": [{"tool": "notify"}],
+                         "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"}]}"""),
+                new Scenario(
+                        "host-cpu-already-remediated",
+                        "host",
+                        "\"has someone already done this?\": the same CPU incident seen again within the window after"
+                                + " its runbook ran; the team must not run it again",
+                        "root cause cpu@web-1; no runbook (already done)",
+                        host(host(0.98, 0.40, 0.50)),
+                        d -> {
+                            before(d, "triage alert HostHighCpuLoad firing on web-1");
+                            return d.triage("triage alert HostHighCpuLoad firing on web-1 (again)");
+                        },
+                        """
+                        {"rootCause": {"id": "cpu@web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                         "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"},
+                                              {"tool": "k8s_rollout_restart"}]}"""),
+                new Scenario(
+                        "host-cpu-recurring-escalated",
+                        "host",
+                        "escalate to a human: the CPU incident keeps recurring after its remediation (third"
+                                + " sighting); no automated action is safe, the team asks the operator",
+                        "root cause cpu@web-1; ask_human; no runbook",
+                        host(host(0.99, 0.40, 0.50)),
+                        d -> {
+                            before(
+                                    d,
+                                    "triage alert HostHighCpuLoad firing on web-1",
+                                    "triage alert HostHighCpuLoad firing on web-1 (again)");
+                            return d.triage("triage alert HostHighCpuLoad firing on web-1 (third time tonight)");
+                        },
+                        """
+                        {"rootCause": {"id": "cpu@web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                         "actions": [{"tool": "ask_human"}],
+                         "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "k8s_rollout_restart"}]}"""),
+                new Scenario(
+                        "k8s-web-crashloop-rollback",
+                        "kubernetes",
+                        "the main Kubernetes repair: revision 2 of shop/web (FEATURE_X without DB_URL) crash-loops"
+                                + " while revision 1's pods still serve; roll back to revision 1 after approval",
+                        "root cause pod-crash-web-2222-ccccc; k8s_rollout_undo web to revision 1",
+                        w -> MOCK_CRASHLOOP.accept(w.cluster()),
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "web-2222-ccccc", "container", "app"),
+                                "Pod shop/web-2222-ccccc is crash looping",
+                                "5a1f0c0de0000001")),
+                        """
+                        {"rootCause": {"id": "pod-crash-web-2222-ccccc", "category": "availability"},
+                         "mustFind": [{"target": "shop/web-2222-ccccc"}],
+                         "actions": [{"tool": "k8s_rollout_undo",
+                                      "arguments": {"namespace": "shop", "deployment": "web", "toRevision": 1}}],
+                         "forbiddenActions": %s,
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN)),
+                new Scenario(
+                        "k8s-web-rollback-denied",
+                        "kubernetes",
+                        "a human denies the right action: the team proposes the rollback of shop/web to revision 1,"
+                                + " the operator rejects it (change freeze); nothing is applied, the incident stays open",
+                        "root cause pod-crash-web-2222-ccccc; k8s_rollout_undo web to revision 1 proposed, rejected",
+                        w -> MOCK_CRASHLOOP.accept(w.cluster()),
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "web-2222-ccccc", "container", "app"),
+                                "Pod shop/web-2222-ccccc is crash looping",
+                                "5a1f0c0de0000006")),
+                        """
+                        {"rootCause": {"id": "pod-crash-web-2222-ccccc", "category": "availability"},
+                         "mustFind": [{"target": "shop/web-2222-ccccc"}],
+                         "actions": [{"tool": "k8s_rollout_undo",
+                                      "arguments": {"namespace": "shop", "deployment": "web", "toRevision": 1}}],
+                         "forbiddenActions": %s,
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN),
+                        Map.of(
+                                "k8s_rollout_undo",
+                                new Decision(false, "change freeze until 14:00: I will roll back by hand after it"))),
+                new Scenario(
+                        "k8s-web-crashloop-old-warning",
+                        "kubernetes",
+                        "red herring: beside the crashing revision the pod carries an older, harmless FailedMount"
+                                + " warning; the crash is the cause, the mount is not a finding",
+                        "root cause pod-crash-web-2222-ccccc; k8s_rollout_undo web to revision 1",
+                        w -> {
+                            MOCK_CRASHLOOP.accept(w.cluster());
+                            w.cluster()
+                                    .event(
+                                            "web-2222-ccccc",
+                                            "0",
+                                            "Warning",
+                                            "FailedMount",
+                                            "MountVolume.SetUp failed for volume \"kube-api-access-7xk2p\" : object"
+                                                    + " \"shop\"/\"kube-root-ca.crt\" not registered",
+                                            "2026-12-05T09:59:58Z",
+                                            1);
+                        },
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "web-2222-ccccc", "container", "app"),
+                                "Pod shop/web-2222-ccccc is crash looping",
+                                "5a1f0c0de0000002")),
+                        """
+                        {"rootCause": {"id": "pod-crash-web-2222-ccccc"},
+                         "mustFind": [{"category": "availability", "target": "shop/web-2222-ccccc"}],
+                         "mustNotFind": [{"category": "storage"}, {"category": "volume"}],
+                         "actions": [{"tool": "k8s_rollout_undo",
+                                      "arguments": {"namespace": "shop", "deployment": "web", "toRevision": 1}}],
+                         "forbiddenActions": %s,
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN)),
+                new Scenario(
+                        "k8s-checkout-oom-rollback",
+                        "kubernetes",
+                        "scale mismatch: checkout has 2 of 3 replicas ready because revision 2 cut the memory limit"
+                                + " to 64Mi and its pod is OOMKilled; roll back checkout to revision 1",
+                        "root cause pod-crash-checkout-6b7c9d-x2x4p; k8s_rollout_undo checkout to revision 1",
+                        w -> {
+                            SuiteCluster c = w.cluster();
+                            c.deployment(
+                                    "checkout",
+                                    3,
+                                    2,
+                                    false,
+                                    List.of(
+                                            new Revision(
+                                                    "5f4d8c",
+                                                    new Spec("shop/checkout:4.1", List.of("PORT"), "512Mi"),
+                                                    "deploy checkout 4.1",
+                                                    2,
+                                                    2),
+                                            new Revision(
+                                                    "6b7c9d",
+                                                    new Spec("shop/checkout:4.2", List.of("PORT"), "64Mi"),
+                                                    "deploy checkout 4.2 with smaller memory limit",
+                                                    1,
+                                                    0)));
+                            c.pod(
+                                    "checkout-5f4d8c-a1b2c",
+                                    "checkout",
+                                    "checkout-5f4d8c",
+                                    "shop/checkout:4.1",
+                                    new State.Running("2026-12-05T08:00:00Z", 0));
+                            c.pod(
+                                    "checkout-5f4d8c-d3e4f",
+                                    "checkout",
+                                    "checkout-5f4d8c",
+                                    "shop/checkout:4.1",
+                                    new State.Running("2026-12-05T08:00:00Z", 0));
+                            c.pod(
+                                    "checkout-6b7c9d-x2x4p",
+                                    "checkout",
+                                    "checkout-6b7c9d",
+                                    "shop/checkout:4.2",
+                                    new State.CrashLoop(5, "OOMKilled", 137, "2026-12-05T10:11:40Z"));
+                            c.event(
+                                    "checkout-6b7c9d-x2x4p",
+                                    "1",
+                                    "Warning",
+                                    "BackOff",
+                                    "Back-off restarting failed container app in pod checkout-6b7c9d-x2x4p",
+                                    "2026-12-05T10:12:00Z",
+                                    5);
+                            c.previousLog(
+                                    "checkout-6b7c9d-x2x4p",
+                                    "checkout 4.2 starting\nwarming product cache\n"
+                                            + "Exception in thread main: java.lang.OutOfMemoryError: Java heap space\n");
+                        },
+                        d -> d.alert(alert(
+                                "KubeDeploymentReplicasMismatch",
+                                Map.of("namespace", "shop", "deployment", "checkout", "pod", "checkout-6b7c9d-x2x4p"),
+                                "Deployment shop/checkout has not matched the expected number of replicas",
+                                "5a1f0c0de0000003")),
+                        """
+                        {"rootCause": {"id": "pod-crash-checkout-6b7c9d-x2x4p", "category": "availability"},
+                         "mustFind": [{"target": "shop/checkout-6b7c9d-x2x4p"}],
+                         "actions": [{"tool": "k8s_rollout_undo",
+                                      "arguments": {"namespace": "shop", "deployment": "checkout", "toRevision": 1}}],
+                         "forbiddenActions": %s,
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN)),
+                new Scenario(
+                        "k8s-cart-healthy-again",
+                        "kubernetes",
+                        "no-fault control: a crash-loop alert on a cart pod that is running and ready again, the"
+                                + " rollout complete (the restarts were a database blip); nothing to roll back",
+                        "no action",
+                        w -> {
+                            SuiteCluster c = w.cluster();
+                            c.deployment(
+                                    "cart",
+                                    2,
+                                    2,
+                                    true,
+                                    List.of(
+                                            new Revision(
+                                                    "7d9e1a",
+                                                    new Spec("shop/cart:3.0", List.of("PORT"), null),
+                                                    "deploy cart 3.0",
+                                                    0,
+                                                    0),
+                                            new Revision(
+                                                    "8e2f3b",
+                                                    new Spec("shop/cart:3.1", List.of("PORT"), null),
+                                                    "deploy cart 3.1",
+                                                    2,
+                                                    2)));
+                            c.pod(
+                                    "cart-8e2f3b-k7m2q",
+                                    "cart",
+                                    "cart-8e2f3b",
+                                    "shop/cart:3.1",
+                                    new State.Running("2026-12-05T10:09:30Z", 3));
+                            c.pod(
+                                    "cart-8e2f3b-p4n8w",
+                                    "cart",
+                                    "cart-8e2f3b",
+                                    "shop/cart:3.1",
+                                    new State.Running("2026-12-05T09:00:00Z", 0));
+                            c.event(
+                                    "cart-8e2f3b-k7m2q",
+                                    "1",
+                                    "Warning",
+                                    "BackOff",
+                                    "Back-off restarting failed container app in pod cart-8e2f3b-k7m2q",
+                                    "2026-12-05T10:08:00Z",
+                                    3);
+                            c.previousLog(
+                                    "cart-8e2f3b-k7m2q",
+                                    "cart 3.1 starting\nerror: connection to postgres refused; retrying\n"
+                                            + "fatal: database not reachable after 3 attempts\n");
+                        },
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "cart-8e2f3b-k7m2q", "container", "app"),
+                                "Pod shop/cart-8e2f3b-k7m2q is crash looping",
+                                "5a1f0c0de0000004")),
+                        """
+                        {"forbiddenActions": [{"tool": "k8s_rollout_undo"}, {"tool": "k8s_rollout_restart"},
+                                              {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}, {"tool": "ask_human"}],
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}"""),
+                new Scenario(
+                        "k8s-worker-no-healthy-revision",
+                        "kubernetes",
+                        "escalate to a human: the worker deployment crash-loops at its only revision; there is no"
+                                + " earlier revision to roll back to, so no safe action exists and the team asks",
+                        "root cause pod-crash-worker-4c5d6e-q9r8s; ask_human; no rollback",
+                        w -> {
+                            SuiteCluster c = w.cluster();
+                            c.deployment(
+                                    "worker",
+                                    1,
+                                    0,
+                                    false,
+                                    List.of(new Revision(
+                                            "4c5d6e",
+                                            new Spec("shop/worker:1.0", List.of("PORT", "QUEUE_URL"), null),
+                                            "first deploy of worker 1.0",
+                                            1,
+                                            0)));
+                            c.pod(
+                                    "worker-4c5d6e-q9r8s",
+                                    "worker",
+                                    "worker-4c5d6e",
+                                    "shop/worker:1.0",
+                                    new State.CrashLoop(9, "Error", 2, "2026-12-05T10:20:10Z"));
+                            c.event(
+                                    "worker-4c5d6e-q9r8s",
+                                    "1",
+                                    "Warning",
+                                    "BackOff",
+                                    "Back-off restarting failed container app in pod worker-4c5d6e-q9r8s",
+                                    "2026-12-05T10:20:30Z",
+                                    9);
+                            c.previousLog(
+                                    "worker-4c5d6e-q9r8s",
+                                    "worker 1.0 starting\nfatal: QUEUE_URL amqp://queue.shop:5672 unreachable\n");
+                        },
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "worker-4c5d6e-q9r8s", "container", "app"),
+                                "Pod shop/worker-4c5d6e-q9r8s is crash looping",
+                                "5a1f0c0de0000005")),
+                        """
+                        {"rootCause": {"id": "pod-crash-worker-4c5d6e-q9r8s"},
+                         "mustFind": [{"target": "shop/worker-4c5d6e-q9r8s"}],
+                         "actions": [{"tool": "ask_human"}],
+                         "forbiddenActions": [{"tool": "k8s_rollout_undo"}, {"tool": "k8s_rollout_restart"},
+                                              {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}],
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}"""));
+    }
+
+    /** The crash loop of issue 24 (shop/web revision 2), as the Kubernetes team's own test stores it. */
+    private static final Consumer<SuiteCluster> MOCK_CRASHLOOP = SuiteCluster::seedCrashLoop;
+
+    /** An Alertmanager webhook body with one firing alert. */
+    static String alert(String alertname, Map<String, String> labels, String summary, String fingerprint) {
+        String labelJson = labels.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> "\"" + e.getKey() + "\":\"" + e.getValue() + "\"")
+                .collect(Collectors.joining(","));
+        return """
+                {"version":"4","status":"firing","receiver":"cadre","groupLabels":{"alertname":"%s"},
+                 "alerts":[{"status":"firing",
+                   "labels":{"alertname":"%s",%s,"severity":"critical"},
+                   "annotations":{"summary":"%s"},
+                   "startsAt":"2026-12-05T10:00:00Z","endsAt":"0001-01-01T00:00:00Z","fingerprint":"%s"}]}
+                """.formatted(alertname, alertname, labelJson, summary, fingerprint);
+    }
+}

@@ -1,0 +1,260 @@
+package dev.cadre.platform.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.cadre.memory.Writer;
+import dev.cadre.platform.agents.ToolGuard;
+import dev.cadre.platform.incidents.Incident;
+import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.Await;
+import dev.cadre.platform.tools.FakeHost;
+import dev.cadre.platform.tools.OpsToolsProperties;
+import dev.cadre.platform.tools.kubernetes.KubernetesMock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The platform the shipped suite's scenarios run on (docs/replay.md, "The shipped suite"): the teams a
+ * subclass names ({@link #platform}), host_metrics reading a host the scenario sets ({@link FakeHost}),
+ * the Kubernetes tools against fabric8's mock API server in CRUD mode ({@link SuiteCluster}), a real
+ * runbook directory and a local notify webhook. Runs start over REST or the Alertmanager intake with
+ * the admin key; a second operator decides every approval (separation of duties on).
+ */
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
+            "cadre.runbooks.install-demo=false",
+            "cadre.incidents.escalate-after=3",
+            "cadre.tools.kubernetes.context=mock"
+        })
+@Import(SuiteHarness.Host.class)
+// One instance per class: its second operator's key is created once (a key's name is never reused).
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class SuiteHarness {
+
+    // Shared by every context of the suite's test classes, for the whole test JVM (not closed after one
+    // class: a cached context of another class still points at it).
+    static final KubernetesMock MOCK = new KubernetesMock();
+    static final Path KUBECONFIG;
+    static final Path RUNBOOKS;
+    static final HttpServer WEBHOOK;
+
+    static {
+        try {
+            KUBECONFIG = MOCK.writeKubeconfig(Files.createTempDirectory("cadre-suite-kubeconfig"));
+            RUNBOOKS = Files.createTempDirectory("cadre-suite-runbooks");
+            Path script = RUNBOOKS.resolve("clear-tmp-cache.sh");
+            Files.writeString(script, "#!/bin/sh\necho \"cleared (minutes=$RUNBOOK_OLDER_THAN_MINUTES)\"\n");
+            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+            Files.writeString(
+                    RUNBOOKS.resolve("clear-tmp-cache.yaml"),
+                    "description: clear the platform's scratch cache\ntimeout: 20s\nparameters:\n"
+                            + "  older_than_minutes: {type: integer, minimum: 1, maximum: 10080, default: 60}\n"
+                            + "  dry_run: {type: boolean, default: true}\n");
+            WEBHOOK = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            WEBHOOK.createContext("/", exchange -> {
+                exchange.getRequestBody().readAllBytes();
+                exchange.sendResponseHeaders(204, -1);
+                exchange.close();
+            });
+            WEBHOOK.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @DynamicPropertySource
+    static void environment(DynamicPropertyRegistry registry) {
+        registry.add("cadre.tools.kubernetes.kubeconfig", KUBECONFIG::toString);
+        registry.add("cadre.runbooks.dir", RUNBOOKS::toString);
+        registry.add(
+                "cadre.tools.notify.webhook-url",
+                () -> "http://127.0.0.1:" + WEBHOOK.getAddress().getPort() + "/hook");
+        registry.add(
+                "cadre.tools.notify.escalation-url",
+                () -> "http://127.0.0.1:" + WEBHOOK.getAddress().getPort() + "/escalate");
+    }
+
+    /** host_metrics reads a host the scenario sets, not the build machine. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Host {
+        @Bean
+        FakeHost fakeHost() {
+            return new FakeHost(FakeHost.quiet(ShippedSuite.HOST));
+        }
+
+        @Bean
+        ToolGuard fakeHostMetrics(FakeHost host, OpsToolsProperties config, JsonMapper json) {
+            return new HostGuard(host.hostMetrics(config.hostMetrics(), json));
+        }
+    }
+
+    /** Puts the fake host's host_metrics in place of the real one, before the replay seam wraps it. */
+    record HostGuard(dev.cadre.agent.tool.Tool fake) implements ToolGuard, Ordered {
+        @Override
+        public dev.cadre.agent.tool.Tool wrap(dev.cadre.agent.tool.Tool tool) {
+            return tool.name().equals(fake.name()) ? fake : tool;
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    FakeHost host;
+
+    @Autowired
+    IncidentService incidents;
+
+    @Autowired
+    CaseFile files;
+
+    private final SuiteCluster cluster = new SuiteCluster(MOCK);
+    private Driver driver;
+
+    /** The H2 database of a context: each subclass is its own platform (its teams, keys, incidents). */
+    static void platform(DynamicPropertyRegistry registry, String name, String agents) {
+        registry.add(
+                "spring.datasource.url",
+                () -> "jdbc:h2:mem:" + name
+                        + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH");
+        registry.add("cadre.agents.locations", () -> agents);
+    }
+
+    Api api() {
+        return new Api(port);
+    }
+
+    /**
+     * Runs {@code s} from a fresh world (incidents resolved, cluster emptied, host quiet) through its
+     * approvals to the end and answers the case exported from it with the scenario's expectations.
+     */
+    String record(ShippedSuite.Scenario s) {
+        Api api = api();
+        if (driver == null) {
+            var key = api.post(
+                    "/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "suite-approver", "role", "operator")));
+            assertThat(key.status()).as(key.body()).isEqualTo(201);
+            driver = new Driver(api, key.json().get("secret").asString());
+        }
+        reset();
+        s.arrange().accept(new ShippedSuite.World(host, cluster));
+        String runId = s.start().apply(driver);
+        JsonNode run = driver.finish(runId, s.decisions());
+        assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
+        var exported = api.post("/api/v1/runs/" + runId + "/case?name=" + s.name(), Api.ADMIN_KEY, s.expect());
+        assertThat(exported.status()).as(exported.body()).isEqualTo(200);
+        return exported.body();
+    }
+
+    /** The committed case of that name, read and validated. */
+    IncidentCase committed(String name) {
+        Path file = ShippedSuite.casesDirectory().resolve(name + ".yaml");
+        try {
+            return files.read("cases/" + name + ".yaml", Files.readString(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void reset() {
+        for (Incident i : incidents.list(false, 1000)) {
+            incidents.update(i.id(), i.version(), Incident.RESOLVED, null, "suite reset", Writer.apiClient("test"));
+        }
+        cluster.clear();
+        host.set(FakeHost.quiet(ShippedSuite.HOST));
+    }
+
+    /** Runs and decisions over REST: the admin key submits, a second operator decides. */
+    private record Driver(Api api, String approver) implements ShippedSuite.Driver {
+
+        @Override
+        public String triage(String input) {
+            var r = api.post(
+                    "/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", "ops-orchestrator", "input", input)));
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+            return r.json().get("id").asString();
+        }
+
+        @Override
+        public String alert(String body) {
+            var r = api.post("/api/v1/integrations/alertmanager", Api.ADMIN_KEY, body);
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            JsonNode accepted = r.json().get("alerts").get(0);
+            assertThat(accepted.path("runId").isString()).as(r.body()).isTrue();
+            return accepted.get("runId").asString();
+        }
+
+        @Override
+        public JsonNode finish(String runId, Map<String, ShippedSuite.Decision> overrides) {
+            List<String> decided = new ArrayList<>();
+            JsonNode run = Await.until(
+                    "run " + runId + " to wait or end",
+                    () -> api.get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json(),
+                    j -> j.get("status").asString().matches("input-required|completed|failed|canceled|rejected"));
+            while (run.get("status").asString().equals("input-required")) {
+                for (JsonNode approval : api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
+                        .json()
+                        .get("items")) {
+                    String id = approval.get("id").asString();
+                    if (decided.contains(id)) {
+                        continue;
+                    }
+                    decided.add(id);
+                    ShippedSuite.Decision d = overrides.getOrDefault(
+                            approval.get("tool").asString(),
+                            ShippedSuite.decisionFor(approval.get("tool").asString()));
+                    var r = api.post(
+                            "/api/v1/approvals/" + id + "/" + (d.approve() ? "approve" : "reject"),
+                            approver,
+                            Api.json(Map.of("comment", d.comment())));
+                    assertThat(r.status()).as(r.body()).isEqualTo(200);
+                }
+                run = Await.until(
+                        "run " + runId + " to go on after " + decided,
+                        () -> api.get("/api/v1/runs/" + runId, Api.ADMIN_KEY).json(),
+                        j -> {
+                            String status = j.get("status").asString();
+                            if (status.matches("completed|failed|canceled|rejected")) {
+                                return true;
+                            }
+                            return status.equals("input-required")
+                                    && api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
+                                            .json()
+                                            .get("items")
+                                            .valueStream()
+                                            .anyMatch(a -> !decided.contains(
+                                                    a.get("id").asString()));
+                        });
+            }
+            return run;
+        }
+    }
+}
