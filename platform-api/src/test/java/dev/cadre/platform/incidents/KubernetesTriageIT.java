@@ -348,12 +348,15 @@ class KubernetesTriageIT {
         return r.json().get("value");
     }
 
-    /** The run's stored span tree, flattened, once the orchestrator's own span is in it. */
+    /** The run's stored span tree, flattened, once its root (the orchestrator's agent span) is in it. */
     private List<JsonNode> storedTrace(String runId, Map<String, JsonNode> parents) {
         JsonNode trace = Await.until(
                 "run " + runId + "'s orchestrator span in the trace store",
                 () -> api.get("/api/v1/runs/" + runId + "/trace", Api.ADMIN_KEY).json(),
-                t -> t.toString().contains("\"agent\":\"k8s-orchestrator\""));
+                // The root span ends last and is exported last: a span of the orchestrator's model or
+                // tool calls may already be stored without it, so wait for the root itself.
+                t -> t.get("roots").size() == 1
+                        && t.get("roots").get(0).get("name").asString().equals("invoke_agent k8s-orchestrator"));
         List<JsonNode> nodes = new ArrayList<>();
         trace.get("roots").forEach(root -> flatten(root, null, parents, nodes));
         return nodes;
