@@ -2,6 +2,8 @@ package dev.cadre.platform.replay;
 
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,6 +30,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/v1/replays")
 class ReplayController {
 
+    /** The longest case YAML text a request may carry. */
+    static final int MAX_CASE_CHARS = 2_000_000;
+
     private static final Pattern CASE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
 
     private final ReplayService replays;
@@ -46,10 +51,13 @@ class ReplayController {
      * version, free text.
      */
     record StartReplayRequest(
-            @Nullable String name,
-            @Nullable String label,
-            @Nullable List<String> suite,
-            @Nullable String team) {}
+            @Schema(maxLength = 100) @Nullable String name,
+            @Schema(maxLength = 200) @Nullable String label,
+
+            @ArraySchema(maxItems = ReplayService.MAX_CASES, schema = @Schema(maxLength = MAX_CASE_CHARS)) @Nullable
+            List<String> suite,
+
+            @Schema(maxLength = 2000) @Nullable String team) {}
 
     /** A case's score; durations in milliseconds. */
     record ScoreView(
@@ -127,8 +135,17 @@ class ReplayController {
             if (entry == null || entry.isBlank()) {
                 throw ApiProblem.badField(field, "empty: a case YAML text or a case name");
             }
+            if (entry.length() > MAX_CASE_CHARS) {
+                throw ApiProblem.badField(field, "at most " + MAX_CASE_CHARS + " characters");
+            }
             cases.add(new ReplayService.CaseInput(
                     field, CASE_NAME.matcher(entry).matches() ? read(field, entry) : entry));
+        }
+        if (body.label() != null && body.label().length() > 200) {
+            throw ApiProblem.badField("label", "at most 200 characters");
+        }
+        if (body.team() != null && body.team().length() > 2000) {
+            throw ApiProblem.badField("team", "at most 2000 characters");
         }
         String team = body.team() == null || body.team().isBlank() ? CandidateTeams.RUNNING : body.team();
         String name = body.name() == null || body.name().isBlank() ? "adhoc" : body.name();

@@ -41,7 +41,7 @@ public final class ReplayService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplayService.class);
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final int MAX_CASES = 500;
+    static final int MAX_CASES = 500;
     /** Distinct suite names that get their own metric series; later ones share {@code other}. */
     private static final int MAX_SUITE_SERIES = 50;
 

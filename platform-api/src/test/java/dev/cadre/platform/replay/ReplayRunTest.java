@@ -47,6 +47,16 @@ class ReplayRunTest extends OpsPlatformTestBase {
     @Autowired
     AuditLog audit;
 
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
+    private double replayed(String outcome) {
+        var c = meters.find("cadre.replay.cases")
+                .tags("suite", "host", "outcome", outcome)
+                .counter();
+        return c == null ? 0 : c.count();
+    }
+
     /** Runs a triage, approves its runbook, and exports the finished run as a case. */
     private String recordTriage() {
         String id = submit("triage host web-1");
@@ -80,6 +90,8 @@ class ReplayRunTest extends OpsPlatformTestBase {
         IncidentCase recorded = files.read("cpu-triage.yaml", recordTriage());
         forgetSideEffects();
         int auditBefore = audit.list(null, 1000).size();
+        double passedBefore = replayed("passed");
+        double failedBefore = replayed("failed");
 
         JsonNode replay = replay(files.write(recorded));
 
@@ -91,6 +103,12 @@ class ReplayRunTest extends OpsPlatformTestBase {
         assertThat(c.get("score").get("rootCauseFound").asBoolean()).isTrue();
         assertThat(c.get("score").get("turns").asInt()).isPositive();
         assertThat(replay.get("summary").get("passed").asInt()).isEqualTo(1);
+        assertThat(replayed("passed") - passedBefore).isEqualTo(1.0);
+        assertThat(replayed("failed") - failedBefore).isZero();
+        assertThat(meters.get("cadre.replay.recall").tags("suite", "host").gauge().value())
+                .isEqualTo(1.0);
+        assertThat(meters.get("cadre.replay.pass.ratio").tags("suite", "host").gauge().value())
+                .isEqualTo(1.0);
 
         String runId = c.get("runId").asString();
         RunRecord run = runs.get(runId);
