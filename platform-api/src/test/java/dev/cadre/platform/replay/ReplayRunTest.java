@@ -105,9 +105,15 @@ class ReplayRunTest extends OpsPlatformTestBase {
         assertThat(replay.get("summary").get("passed").asInt()).isEqualTo(1);
         assertThat(replayed("passed") - passedBefore).isEqualTo(1.0);
         assertThat(replayed("failed") - failedBefore).isZero();
-        assertThat(meters.get("cadre.replay.recall").tags("suite", "host").gauge().value())
+        assertThat(meters.get("cadre.replay.recall")
+                        .tags("suite", "host")
+                        .gauge()
+                        .value())
                 .isEqualTo(1.0);
-        assertThat(meters.get("cadre.replay.pass.ratio").tags("suite", "host").gauge().value())
+        assertThat(meters.get("cadre.replay.pass.ratio")
+                        .tags("suite", "host")
+                        .gauge()
+                        .value())
                 .isEqualTo(1.0);
 
         String runId = c.get("runId").asString();
