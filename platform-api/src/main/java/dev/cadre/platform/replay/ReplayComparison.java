@@ -114,7 +114,7 @@ final class ReplayComparison {
                     String.format(Locale.ROOT, "%.4f→%.4f", bs.cost(), cs.cost()),
                     String.format(
                             Locale.ROOT,
-                            "%d regression(s); wall time %.1fs→%.1fs",
+                            "%d regression(s); time in runs %.1fs→%.1fs",
                             regressions.size(),
                             bs.duration().toMillis() / 1000.0,
                             cs.duration().toMillis() / 1000.0));

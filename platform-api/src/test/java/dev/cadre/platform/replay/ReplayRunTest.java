@@ -229,6 +229,38 @@ class ReplayRunTest extends OpsPlatformTestBase {
     }
 
     @Test
+    void aCandidateTeamReplayRunThisInstanceDoesNotHoldIsExecutedByThatTeamLoadedAgain() throws Exception {
+        String yaml = recordTriage();
+        forgetSideEffects();
+        // The candidate lacks the CPU inspector: executed by it (not by the running team), the findings
+        // call has no recording and the run reports no CPU finding.
+        String team = "src/test/resources/replay/teams/no-cpu-inspector.yaml";
+        String runId = runs.submitPrepared(
+                        "ops-orchestrator",
+                        "triage host web-1",
+                        null,
+                        "test",
+                        RunService.Envelope.NONE,
+                        a -> true,
+                        r -> store.insertRun(new ReplayStore.RunRow(
+                                r.id(), "rpl_candidate", 0, "cpu-triage", yaml, team, r.createdAt(), null)))
+                .run()
+                .id();
+        JsonNode ended = awaitStatus(runId, "completed|failed|canceled|rejected");
+
+        assertThat(ended.get("status").asString()).as(ended.toString()).isEqualTo("completed");
+        IncidentCase observed = recorder.record(runs.get(runId), "again", IncidentCase.Expectations.NONE);
+        assertThat(observed.subagents().stream().map(IncidentCase.Subagent::worker))
+                .doesNotContain("cpu-inspector")
+                .contains("memory-inspector");
+        assertThat(observed.calls())
+                .anySatisfy(c -> assertThat(c.output()).contains("no_recording").contains("findings_aggregate"));
+        assertThat(executions()).isZero();
+        assertThat(DELIVERIES).isEmpty();
+        replayRuns.end(runId);
+    }
+
+    @Test
     void aReplayRunWhoseRecordingCannotBeReadAgainFailsAndNeverRunsAsAnOrdinaryRun() throws Exception {
         forgetSideEffects();
         String runId = runs.submitPrepared(
