@@ -162,18 +162,28 @@ public final class ReplayService implements AutoCloseable {
             IncidentCase c = parsed.get(i);
             int index = i;
             String yaml = cases.get(i).yaml();
-            runs.submitPrepared(
-                    c.input().agent(),
-                    c.input().input(),
-                    c.input().context(),
-                    actor,
-                    RunService.Envelope.NONE,
-                    catalog::runnable,
-                    run -> {
-                        // Durable first, then known here: the run is stored (and can execute) only after.
-                        store.insertRun(new ReplayStore.RunRow(run.id(), id, index, c.name(), yaml, team, now, null));
-                        replays.begin(run.id(), c, loaded == null ? null : loaded.runner());
-                    });
+            try {
+                runs.submitPrepared(
+                        c.input().agent(),
+                        c.input().input(),
+                        c.input().context(),
+                        actor,
+                        RunService.Envelope.NONE,
+                        catalog::runnable,
+                        run -> {
+                            // Durable first, then known here: the run is stored (and can execute) only after.
+                            store.insertRun(
+                                    new ReplayStore.RunRow(run.id(), id, index, c.name(), yaml, team, now, null));
+                            replays.begin(run.id(), c, loaded == null ? null : loaded.runner());
+                        });
+            } catch (dev.cadre.platform.web.ApiProblem refused) {
+                // The run was refused (e.g. an input longer than a run takes): the replay cannot be whole.
+                String source = cases.get(i).source();
+                String why = source + ": " + refused.getMessage();
+                store.finish(id, "failed", clock.instant(), null, why);
+                teams.release(id);
+                throw new ReplayInputException(fieldOf(why), List.of(why));
+            }
         }
         log.info("Replay {} of suite {} ({} cases) against team {} started", id, suite, parsed.size(), team);
         drive(id);

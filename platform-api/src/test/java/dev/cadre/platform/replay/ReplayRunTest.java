@@ -301,5 +301,22 @@ class ReplayRunTest extends OpsPlatformTestBase {
                 Api.json(Map.of("suite", List.of("no-such-case"), "team", "running")));
         assertThat(team.status()).isEqualTo(400);
         assertThat(team.json().get("field").asString()).isEqualTo("suite[0]");
+        var tooLong = api.post(
+                "/api/v1/replays",
+                Api.ADMIN_KEY,
+                Api.json(Map.of(
+                        "suite",
+                        List.of("version: 1\nname: long\ninput: {agent: ops-orchestrator, input: " + "x".repeat(100_001)
+                                + "}\n"))));
+        assertThat(tooLong.status()).as(tooLong.body()).isEqualTo(400);
+        assertThat(tooLong.json().get("field").asString()).isEqualTo("suite[0].input");
+        assertThat(tooLong.json().get("detail").asString()).startsWith("suite[0]: input: at most");
+        String failed = api.get("/api/v1/replays", Api.ADMIN_KEY)
+                .json()
+                .get("items")
+                .get(0)
+                .get("status")
+                .asString();
+        assertThat(failed).as("the replay that could not submit its run ended").isEqualTo("failed");
     }
 }
