@@ -194,22 +194,27 @@ public final class ReplayCli {
         }
     }
 
-    /** The platform in this process: a private in-memory database, web on a random loopback port. */
+    /**
+     * The platform in this process: a private in-memory database, web on a random loopback port, a
+     * bootstrap key nobody sees (so none is printed), only errors logged. Given as command-line
+     * arguments, which win over application.yaml and the environment (default properties would not).
+     */
     private ConfigurableApplicationContext start() {
-        Map<String, Object> props = new LinkedHashMap<>();
-        props.put(
-                "spring.datasource.url",
-                "jdbc:h2:mem:cadre-replay-" + UUID.randomUUID()
-                        + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH");
-        props.put("server.port", "0");
-        props.put("server.address", "127.0.0.1");
-        props.put("spring.main.banner-mode", "off");
-        props.put("logging.level.root", "WARN");
-        props.put("cadre.runbooks.install-demo", "false");
-        return new SpringApplicationBuilder(application)
-                .properties(props)
-                .logStartupInfo(false)
-                .run();
+        List<String> args = List.of(
+                "--spring.datasource.url=jdbc:h2:mem:cadre-replay-" + UUID.randomUUID()
+                        + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+                "--spring.datasource.username=sa",
+                "--spring.datasource.password=",
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=ERROR",
+                "--cadre.security.bootstrap-api-key="
+                        + UUID.randomUUID().toString().replace("-", "")
+                        + UUID.randomUUID().toString().replace("-", ""),
+                "--cadre.redis.url=",
+                "--cadre.runbooks.install-demo=false");
+        return new SpringApplicationBuilder(application).logStartupInfo(false).run(args.toArray(String[]::new));
     }
 
     /** The cases of a file, or of a directory's {@code *.yaml} in name order, each named by its path. */

@@ -41,8 +41,16 @@ class ReplayCliTest {
         return err.toString(StandardCharsets.UTF_8);
     }
 
+    /** The embedded default database of the working directory, which the CLI must never open. */
+    private static final Path EMBEDDED = Path.of("data", "cadre.mv.db");
+
+    private static String stamp() throws java.io.IOException {
+        return Files.exists(EMBEDDED) ? Files.getLastModifiedTime(EMBEDDED).toString() : "absent";
+    }
+
     @Test
-    void aCandidateWithoutItsCpuInspectorIsARegressionNamedInTheTable() {
+    void aCandidateWithoutItsCpuInspectorIsARegressionNamedInTheTable() throws Exception {
+        String embedded = stamp();
         int code = replay("--suite", SUITE, "--baseline", BASELINE, "--candidate", TEAMS + "no-cpu-inspector.yaml");
 
         assertThat(code).as(out() + err()).isEqualTo(1);
@@ -56,6 +64,7 @@ class ReplayCliTest {
                 .contains("cpu-triage: deviations 0→")
                 .contains("SUITE (2 cases)");
         System.out.print(out()); // the table, kept in the test report
+        assertThat(stamp()).as("the CLI's platform runs on a private in-memory database").isEqualTo(embedded);
     }
 
     @Test
