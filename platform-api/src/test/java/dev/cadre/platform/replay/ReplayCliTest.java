@@ -64,7 +64,9 @@ class ReplayCliTest {
                 .contains("cpu-triage: deviations 0→")
                 .contains("SUITE (2 cases)");
         System.out.print(out()); // the table, kept in the test report
-        assertThat(stamp()).as("the CLI's platform runs on a private in-memory database").isEqualTo(embedded);
+        assertThat(stamp())
+                .as("the CLI's platform runs on a private in-memory database")
+                .isEqualTo(embedded);
     }
 
     @Test
