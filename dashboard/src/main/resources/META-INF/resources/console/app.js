@@ -12,6 +12,7 @@ const PAGES = {
   agents: () => import('./pages/agents.js'),
   submit: () => import('./pages/submit.js'),
   evals: () => import('./pages/evals.js'),
+  replays: () => import('./pages/replays.js'),
 };
 
 const main = document.getElementById('main');

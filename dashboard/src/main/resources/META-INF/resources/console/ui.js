@@ -88,6 +88,11 @@ export function categoryBadge(category) {
   return category ? h('span', { class: 'badge cat', title: 'failure category' }, category) : null;
 }
 
+/** A run that is a replay of a recorded incident (docs/replay.md): its tools answered from the recording. */
+export function replayBadge(replay) {
+  return replay ? h('span', { class: 'badge replay', title: `replay ${replay}: tools answered from a recorded incident` }, 'replay') : null;
+}
+
 export const TERMINAL = ['completed', 'failed', 'canceled', 'rejected'];
 
 export function toast(message, kind = 'info') {

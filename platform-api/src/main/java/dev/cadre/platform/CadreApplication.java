@@ -17,6 +17,11 @@ public class CadreApplication {
             System.exit(dev.cadre.platform.evals.EvalCli.main(
                     java.util.Arrays.copyOfRange(args, 1, args.length), System.getenv()));
         }
+        if (args.length > 0 && args[0].equals("replay")) {
+            // The platform in this process, on a private in-memory database (docs/replay.md).
+            System.exit(dev.cadre.platform.replay.ReplayCli.main(
+                    java.util.Arrays.copyOfRange(args, 1, args.length), CadreApplication.class));
+        }
         SpringApplication.run(CadreApplication.class, args);
     }
 }

@@ -163,6 +163,8 @@ class ArchitectureTest {
             Map.entry("cadre_audit_log", AuditLog.class.getName()),
             Map.entry("cadre_api_key", "dev.cadre.platform.security.ApiKeyEntity"),
             Map.entry("cadre_eval", "dev.cadre.platform.evals.EvalStore"),
+            Map.entry("cadre_replay", "dev.cadre.platform.replay.ReplayStore"),
+            Map.entry("cadre_replay_run", "dev.cadre.platform.replay.ReplayStore"),
             Map.entry("cadre_tool_output", "dev.cadre.platform.tooloutput.JdbcToolOutputStore"),
             Map.entry("cadre_tool_output_chunk", "dev.cadre.platform.tooloutput.JdbcToolOutputStore"),
             // Written by the baseline migration only.

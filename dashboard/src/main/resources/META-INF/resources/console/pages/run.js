@@ -1,7 +1,7 @@
 // Run detail: facts, the live call chain (stored spans merged with the SSE events of work still in
 // progress), node details, pending approvals of this run, the answer and each subagent's outcome.
 import { get, post, followRun } from '../api.js';
-import { h, clear, statusBadge, categoryBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, TERMINAL, esc, every } from '../ui.js';
+import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, TERMINAL, esc, every } from '../ui.js';
 import { CallTree, failed } from '../calltree.js';
 import { approvalCard } from './approvals.js';
 
@@ -112,7 +112,7 @@ export async function render(root, route, ctx) {
     });
     clear(head,
       h('div', { class: 'run-head' },
-        h('h1', {}, `${run.agent}`), h('span', { id: 'run-status' }, statusBadge(run.status)), categoryBadge(run.error?.category),
+        h('h1', {}, `${run.agent}`), h('span', { id: 'run-status' }, statusBadge(run.status)), categoryBadge(run.error?.category), replayBadge(run.replay),
         h('span', { class: 'muted mono' }, run.id), h('span', { class: 'spacer' }), terminal ? null : cancel, retryable ? retry : null),
       run.retryOf ? h('p', { class: 'muted' }, 'Retry of ', h('a', { href: `#/runs/${esc(run.retryOf)}` }, run.retryOf)) : null,
       progressEl,

@@ -3,7 +3,7 @@
 // continues after the last run shown, "Newer" goes back to the cursor it came from (kept in the
 // route as `back`), so no page needs a count or an offset, however long the history.
 import { get, qs } from '../api.js';
-import { h, clear, statusBadge, categoryBadge, fmtDuration, fmtNum, timeTag, ago, errorBox, every, esc } from '../ui.js';
+import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, ago, errorBox, every, esc } from '../ui.js';
 
 const STATUSES = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected'];
 const RANGES = { '': 'Any time', 1: 'Last hour', 6: 'Last 6 hours', 24: 'Last 24 hours', 168: 'Last 7 days' };
@@ -59,7 +59,7 @@ export async function render(root, route, ctx) {
       const changed = last.has(r.id) && last.get(r.id) !== r.status;
       last.set(r.id, r.status);
       return h('tr', { class: changed ? 'changed' : undefined, 'data-run': r.id, 'data-status': r.status },
-        h('td', {}, statusBadge(r.status), ' ', categoryBadge(r.error?.category)),
+        h('td', {}, statusBadge(r.status), ' ', categoryBadge(r.error?.category), ' ', replayBadge(r.replay)),
         h('td', {}, h('a', { href: `#/runs/${esc(r.id)}` }, r.agent)),
         h('td', { class: 'clip', title: r.input }, h('a', { href: `#/runs/${esc(r.id)}`, 'aria-label': `Run ${r.id}: ${r.input.slice(0, 80)}` }, r.input)),
         h('td', {}, timeTag(r.createdAt), h('div', { class: 'muted' }, ago(r.createdAt))),

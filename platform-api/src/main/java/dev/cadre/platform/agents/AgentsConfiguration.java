@@ -15,8 +15,14 @@ class AgentsConfiguration {
 
     @Bean
     AgentCatalog agentCatalog(
+            TeamLoader teams, @Value("${cadre.agents.locations:classpath:agents/*.yaml}") List<String> locations) {
+        return teams.load(locations);
+    }
+
+    /** Loads teams (the running one, and candidates a replay runs against) with the platform's tools and models. */
+    @Bean
+    TeamLoader teamLoader(
             ResourcePatternResolver resolver,
-            @Value("${cadre.agents.locations:classpath:agents/*.yaml}") List<String> locations,
             List<ToolProvider> toolProviders,
             ObjectProvider<AgentCatalog.ProviderModels> providers,
             ObjectProvider<ToolGuard> guards) {
@@ -35,7 +41,7 @@ class AgentsConfiguration {
                 return List.of("scripted");
             }
         });
-        return AgentCatalog.load(resolver, locations, tools, models);
+        return new TeamLoader(resolver, tools, models);
     }
 
     private static Tool guarded(Tool tool, List<ToolGuard> guards) {

@@ -13,7 +13,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * How a replayed run did against its case's expectations: root cause found, precision and recall
  * over the expected findings, red herrings reported, expected actions missed, forbidden actions
- * proposed (any is a failure), deviations from the recording, turns, tokens and duration.
+ * proposed (any is a failure), deviations from the recording, turns (model calls across the run's
+ * agents), tokens, cost (in {@code cadre.models.currency}) and duration.
  */
 public record CaseScore(
         String caseName,
@@ -26,6 +27,7 @@ public record CaseScore(
         List<String> deviations,
         int turns,
         long tokens,
+        double cost,
         Duration duration) {
 
     /** Passes when nothing expected is missing and nothing forbidden, red or deviating showed up. */
@@ -49,6 +51,7 @@ public record CaseScore(
             List<String> deviations,
             int turns,
             long tokens,
+            double cost,
             Duration duration) {
         List<JsonNode> findings = observed.findings();
         FindingRef root = expect.rootCause();
@@ -93,6 +96,7 @@ public record CaseScore(
                 List.copyOf(deviations),
                 turns,
                 tokens,
+                cost,
                 duration);
     }
 

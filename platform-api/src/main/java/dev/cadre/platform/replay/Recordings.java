@@ -34,9 +34,16 @@ public final class Recordings {
     private final Map<String, List<IncidentCase.Call>> near = new HashMap<>();
     private final Map<String, Integer> used = new HashMap<>();
     private final List<String> deviations = new ArrayList<>();
+    private final Map<String, List<IncidentCase.Decision>> decisions = new HashMap<>();
+    private final Map<String, Integer> decided = new HashMap<>();
 
     public Recordings(IncidentCase c) {
         this.ignore = c.expect().ignoreArguments();
+        for (IncidentCase.Decision d : c.decisions()) {
+            decisions
+                    .computeIfAbsent(key(d.tool(), d.arguments(), Set.of()), k -> new ArrayList<>())
+                    .add(d);
+        }
         for (IncidentCase.Call call : c.calls()) {
             exact.computeIfAbsent(key(call.tool(), call.arguments(), Set.of()), k -> new ArrayList<>())
                     .add(call);
@@ -62,6 +69,22 @@ public final class Recordings {
         }
         int n = used.merge(k, 1, Integer::sum) - 1;
         return new Answer.Recorded(hits.get(Math.min(n, hits.size() - 1)), nearMatch);
+    }
+
+    /**
+     * The humans' recorded decision on an approval of {@code tool} with {@code arguments} (tool and
+     * canonical arguments, the recorded decisions in order for repeated identical requests), or empty:
+     * a deviation, which the caller answers with a rejection.
+     */
+    public synchronized java.util.Optional<IncidentCase.Decision> decision(String tool, JsonNode arguments) {
+        String k = key(tool, arguments, Set.of());
+        List<IncidentCase.Decision> hits = decisions.get(k);
+        if (hits == null) {
+            deviations.add("no recorded decision for " + k);
+            return java.util.Optional.empty();
+        }
+        int n = decided.merge(k, 1, Integer::sum) - 1;
+        return java.util.Optional.of(hits.get(Math.min(n, hits.size() - 1)));
     }
 
     /** The calls that found no recording so far, in order. */

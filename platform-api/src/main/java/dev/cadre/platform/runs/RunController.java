@@ -46,13 +46,16 @@ class RunController {
     private final String currency;
     private final JsonMapper json;
     private final RunEvents events;
+    private final RunMarks marks;
 
     RunController(
             RunService runs,
             RunEventStreams streams,
             JsonMapper json,
             RunEvents events,
+            org.springframework.beans.factory.ObjectProvider<RunMarks> marks,
             @org.springframework.beans.factory.annotation.Value("${cadre.models.currency:USD}") String currency) {
+        this.marks = marks.getIfAvailable(() -> RunMarks.NONE);
         this.events = events;
         this.currency = currency;
         this.runs = runs;
@@ -115,6 +118,12 @@ class RunController {
             @Nullable String retryOf,
             String priority,
             @Nullable Instant deadline,
+
+            @Schema(
+                    description = "The replay this run belongs to (docs/replay.md): its tools answer from a"
+                            + " recorded incident, nothing it does leaves the platform; null for an ordinary run")
+            @Nullable
+            String replay,
 
             @Schema(
                     description = "Of a live run, where it stands if known (its newest status event's progress:"
@@ -228,8 +237,10 @@ class RunController {
         List<RunRecord> rows = runs.list(query);
         boolean more = rows.size() > limit;
         List<RunRecord> page = more ? rows.subList(0, limit) : rows;
+        Map<String, String> replays =
+                marks.replays(page.stream().map(RunRecord::id).toList());
         return new RunPage(
-                page.stream().map(this::view).toList(),
+                page.stream().map(r -> view(r, null, replays.get(r.id()))).toList(),
                 more ? new PageCursor(page.getLast().createdAt(), page.getLast().id()).encode() : null,
                 more,
                 limit);
@@ -299,6 +310,10 @@ class RunController {
     }
 
     private RunView view(RunRecord r, @Nullable JsonNode progress) {
+        return view(r, progress, marks.replays(List.of(r.id())).get(r.id()));
+    }
+
+    private RunView view(RunRecord r, @Nullable JsonNode progress, @Nullable String replay) {
         String self = "/api/v1/runs/" + r.id();
         Long duration = r.startedAt() == null
                 ? null
@@ -336,6 +351,7 @@ class RunController {
                 r.retryOf(),
                 RunService.Envelope.priorityName(r.priority()),
                 r.deadline(),
+                replay,
                 progress);
     }
 }

@@ -61,6 +61,7 @@ public final class RunExecutor {
     private final String instanceId;
     private final java.time.Duration leaseTtl;
     private final @Nullable WorkflowRuns workflows;
+    private final RunPreparer preparer;
 
     public RunExecutor(
             AgentRunner runner,
@@ -87,6 +88,37 @@ public final class RunExecutor {
             String instanceId,
             java.time.Duration leaseTtl,
             @Nullable WorkflowRuns workflows) {
+        this(
+                runner,
+                store,
+                events,
+                codec,
+                approvals,
+                json,
+                listeners,
+                instanceId,
+                leaseTtl,
+                workflows,
+                RunPreparer.NONE);
+    }
+
+    /**
+     * An executor that asks {@code preparer} before each run executes whether another team's runner
+     * executes it, or whether it must not execute at all (a replay: {@link RunPreparer}).
+     */
+    public RunExecutor(
+            AgentRunner runner,
+            RunStore store,
+            RunEvents events,
+            CheckpointCodec codec,
+            ApprovalService approvals,
+            JsonMapper json,
+            List<RunLifecycleListener> listeners,
+            String instanceId,
+            java.time.Duration leaseTtl,
+            @Nullable WorkflowRuns workflows,
+            RunPreparer preparer) {
+        this.preparer = preparer;
         this.workflows = workflows;
         this.instanceId = instanceId;
         this.leaseTtl = leaseTtl;
@@ -140,7 +172,16 @@ public final class RunExecutor {
             fail(run, deadlineFailure(run));
             return;
         }
-        boolean workflow = workflows != null && workflows.isWorkflow(run.agent());
+        AgentRunner runner = this.runner;
+        switch (preparer.prepare(run)) {
+            case RunPreparer.Preparation.Standard s -> {}
+            case RunPreparer.Preparation.Runner r -> runner = r.runner();
+            case RunPreparer.Preparation.Refused r -> {
+                fail(run, r.failure());
+                return;
+            }
+        }
+        boolean workflow = runner == this.runner && workflows != null && workflows.isWorkflow(run.agent());
         if (!workflow && finishedBeforeACrash(run, lease)) {
             return;
         }
@@ -149,7 +190,7 @@ public final class RunExecutor {
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
         RunEnding ending = new RunEnding(events);
-        RunProgress progress = new RunProgress(maxIterations(run.agent()));
+        RunProgress progress = new RunProgress(maxIterations(runner, run.agent()));
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
@@ -293,7 +334,7 @@ public final class RunExecutor {
     }
 
     /** The root agent's iteration budget, for progress (0 when the agent is not in the tree). */
-    private int maxIterations(String agent) {
+    private static int maxIterations(AgentRunner runner, String agent) {
         try {
             return runner.tree().contains(agent)
                     ? runner.tree().spec(agent).budget().maxIterations()

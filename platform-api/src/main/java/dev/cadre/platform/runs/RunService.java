@@ -43,6 +43,7 @@ public final class RunService {
     private final TimeOrderedIds ids;
     private final int maxResumes;
     private final RunDeadlines deadlines;
+    private final RunPreparer preparer;
 
     public RunService(
             RunStore store,
@@ -54,6 +55,22 @@ public final class RunService {
             Clock clock,
             int maxResumes,
             RunDeadlines deadlines) {
+        this(store, queue, executor, catalog, approvals, audit, clock, maxResumes, deadlines, RunPreparer.NONE);
+    }
+
+    /** A service whose recovery sweep asks {@code preparer} about each run it would resume (replays). */
+    public RunService(
+            RunStore store,
+            RunQueue queue,
+            RunExecutor executor,
+            AgentCatalog catalog,
+            ApprovalService approvals,
+            AuditLog audit,
+            Clock clock,
+            int maxResumes,
+            RunDeadlines deadlines,
+            RunPreparer preparer) {
+        this.preparer = preparer;
         this.deadlines = deadlines;
         this.store = store;
         this.queue = queue;
@@ -125,6 +142,35 @@ public final class RunService {
             Actor submitter,
             @Nullable String idempotencyKey,
             Envelope envelope) {
+        return submit(agent, input, context, submitter, idempotencyKey, envelope, null, run -> {});
+    }
+
+    /**
+     * Accepts a run of another team than the running one (a replay against a candidate): {@code
+     * runnable} says which agents that team can start, and {@code beforeStore} is called with the run
+     * (its id assigned) before it is stored and queued, so what marks it (a replay's recording) is
+     * durable before the run can ever execute or be recovered.
+     */
+    public Submitted submitPrepared(
+            String agent,
+            String input,
+            @Nullable String context,
+            Actor submitter,
+            Envelope envelope,
+            java.util.function.Predicate<String> runnable,
+            java.util.function.Consumer<RunRecord> beforeStore) {
+        return submit(agent, input, context, submitter, null, envelope, runnable, beforeStore);
+    }
+
+    private Submitted submit(
+            String agent,
+            String input,
+            @Nullable String context,
+            Actor submitter,
+            @Nullable String idempotencyKey,
+            Envelope envelope,
+            java.util.function.@Nullable Predicate<String> team,
+            java.util.function.Consumer<RunRecord> beforeStore) {
         Double maxCost = envelope.maxCost();
         if (maxCost != null && !(maxCost > 0 && Double.isFinite(maxCost))) {
             throw ApiProblem.badField("budget.maxCost", "must be a number above 0 (in cadre.models.currency)");
@@ -132,15 +178,16 @@ public final class RunService {
         if (agent == null || agent.isBlank()) {
             throw ApiProblem.badField("agent", "required: the name of a configured agent (GET /api/v1/agents)");
         }
-        if (catalog.runnable(agent) && catalog.isInternal(agent)) {
+        if (team == null && catalog.runnable(agent) && catalog.isInternal(agent)) {
             // Entry-only gateway (seed 004): an internal agent or workflow is a worker or step, and to
             // a caller it does not exist.
             throw ApiProblem.notFound("agent", agent);
         }
-        if (!catalog.runnable(agent)) {
+        if (team == null ? !catalog.runnable(agent) : !team.test(agent)) {
             throw ApiProblem.badField(
                             "agent",
-                            "unknown agent or workflow '" + agent + "' (configured: " + catalog.entryPoints() + ")")
+                            "unknown agent or workflow '" + agent + "' (configured: "
+                                    + (team == null ? catalog.entryPoints() : "in the team replayed") + ")")
                     .with("value", agent);
         }
         if (input == null || input.isBlank()) {
@@ -200,6 +247,7 @@ public final class RunService {
                 0,
                 maxCost,
                 submitter.keyId());
+        beforeStore.accept(run);
         try {
             SpanContext caller = Span.current().getSpanContext();
             run = store.insert(
@@ -397,7 +445,13 @@ public final class RunService {
             deadlines.expire(run.id(), startup ? executor.instanceId() : null);
             return false;
         }
-        if (!catalog.runnable(run.agent())) {
+        RunPreparer.Preparation prepared = preparer.prepare(run);
+        if (prepared instanceof RunPreparer.Preparation.Refused refused) {
+            // e.g. a replay whose recording cannot be read again: never resumed as an ordinary run.
+            executor.fail(run, refused.failure());
+            return false;
+        }
+        if (!(prepared instanceof RunPreparer.Preparation.Runner) && !catalog.runnable(run.agent())) {
             executor.fail(
                     run,
                     new Failure(

@@ -61,13 +61,17 @@ class RunsConfiguration {
         return new SubagentLimiter(capacity);
     }
 
-    @Bean(destroyMethod = "close")
-    AgentRunner agentRunner(
-            AgentCatalog catalog,
+    /**
+     * How the platform builds runners: the running team's ({@link #agentRunner}) and a candidate team's
+     * (a replay), alike in everything but their agents. Approvals go through the {@link ApprovalGuard}s.
+     */
+    @Bean
+    AgentRunners agentRunners(
             ObjectProvider<OpenTelemetry> openTelemetry,
             ObjectProvider<AgentTelemetryListener> telemetryListener,
             ObjectProvider<TelemetryOptions> telemetryOptions,
             ApprovalService approvals,
+            ObjectProvider<ApprovalGuard> approvalGuards,
             JdbcToolJournal journal,
             SubagentLimiter limiter,
             SharedMemory memory,
@@ -77,25 +81,36 @@ class RunsConfiguration {
             @Value("${cadre.security.untrusted-roles:agent,intake}") List<String> untrustedRoles,
             @Value("${cadre.runs.max-concurrent-subagents-per-run:16}") int perRun,
             @Value("${cadre.runs.max-repeated-tool-calls:3}") int maxRepeatedToolCalls) {
-        return AgentRunner.builder(catalog.tree())
-                .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
-                .telemetryListener(
-                        new CostRecorder(store, telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE)))
-                .telemetryOptions(telemetryOptions.getIfAvailable(() -> TelemetryOptions.DEFAULT))
-                .approvalGate(approvals)
-                .journal(journal)
-                .subagentLimiter(limiter)
-                .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction(), maxRepeatedToolCalls))
-                .sharedInputs(memoryInputs(memory))
-                .toolOutputs(toolOutputs)
-                .riskPolicy(new UntrustedRuns(
-                        store,
-                        keys,
-                        untrustedRoles.stream()
-                                .filter(r -> !r.isBlank())
-                                .map(Role::parse)
-                                .collect(java.util.stream.Collectors.toSet())))
-                .build();
+        return tree -> {
+            dev.cadre.agent.approval.ApprovalGate gate = approvals;
+            for (ApprovalGuard guard : approvalGuards.orderedStream().toList()) {
+                gate = guard.wrap(gate);
+            }
+            return AgentRunner.builder(tree)
+                    .openTelemetry(openTelemetry.getIfAvailable(OpenTelemetry::noop))
+                    .telemetryListener(new CostRecorder(
+                            store, telemetryListener.getIfAvailable(() -> AgentTelemetryListener.NONE)))
+                    .telemetryOptions(telemetryOptions.getIfAvailable(() -> TelemetryOptions.DEFAULT))
+                    .approvalGate(gate)
+                    .journal(journal)
+                    .subagentLimiter(limiter)
+                    .limits(new RunLimits(perRun, RunLimits.DEFAULT.minWorkerBudgetFraction(), maxRepeatedToolCalls))
+                    .sharedInputs(memoryInputs(memory))
+                    .toolOutputs(toolOutputs)
+                    .riskPolicy(new UntrustedRuns(
+                            store,
+                            keys,
+                            untrustedRoles.stream()
+                                    .filter(r -> !r.isBlank())
+                                    .map(Role::parse)
+                                    .collect(java.util.stream.Collectors.toSet())))
+                    .build();
+        };
+    }
+
+    @Bean(destroyMethod = "close")
+    AgentRunner agentRunner(AgentCatalog catalog, AgentRunners runners) {
+        return runners.build(catalog.tree());
     }
 
     /** {@code memory_keys} of a delegation, as {@code namespace/key}, rendered read-only into the worker's task. */
@@ -154,9 +169,20 @@ class RunsConfiguration {
             List<RunExecutor.RunLifecycleListener> listeners,
             LeaseOwner owner,
             @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
-            WorkflowRuns workflows) {
+            WorkflowRuns workflows,
+            ObjectProvider<RunPreparer> preparer) {
         return new RunExecutor(
-                runner, store, events, codec, approvals, json, listeners, owner.id(), leaseTtl, workflows);
+                runner,
+                store,
+                events,
+                codec,
+                approvals,
+                json,
+                listeners,
+                owner.id(),
+                leaseTtl,
+                workflows,
+                preparer.getIfAvailable(() -> RunPreparer.NONE));
     }
 
     @Bean
@@ -169,8 +195,19 @@ class RunsConfiguration {
             AuditLog audit,
             Clock clock,
             @Value("${cadre.runs.max-resumes:3}") int maxResumes,
-            RunDeadlines deadlines) {
-        return new RunService(store, queue, executor, catalog, approvals, audit, clock, maxResumes, deadlines);
+            RunDeadlines deadlines,
+            ObjectProvider<RunPreparer> preparer) {
+        return new RunService(
+                store,
+                queue,
+                executor,
+                catalog,
+                approvals,
+                audit,
+                clock,
+                maxResumes,
+                deadlines,
+                preparer.getIfAvailable(() -> RunPreparer.NONE));
     }
 
     @Bean(destroyMethod = "close")

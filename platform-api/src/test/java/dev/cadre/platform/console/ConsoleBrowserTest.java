@@ -428,6 +428,31 @@ class ConsoleBrowserTest {
         assertThat(table.getText()).contains("ops-team").contains("completed");
     }
 
+    @Test
+    @Order(8)
+    void aReplayShowsItsCasesScoresAndItsRunCarriesTheReplayBadge() {
+        ensureLoggedIn();
+        var started = api.post(
+                "/api/v1/replays",
+                Api.ADMIN_KEY,
+                "{\"name\":\"console\",\"suite\":[\"version: 1\\nname: echo-case\\ninput: {agent: echoer, input: console replay}\\n\"]}");
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        String id = started.json().get("id").asString();
+        String runId = started.json().get("cases").get(0).get("runId").asString();
+        go("#/replays/" + id);
+        WebElement summary = new WebDriverWait(browser, Duration.ofSeconds(60))
+                .ignoring(StaleElementReferenceException.class)
+                .until(ExpectedConditions.visibilityOfElementLocated(By.id("replay-summary")));
+        assertThat(summary.getText()).contains("Passed").contains("1 of 1");
+        assertThat(browser.findElement(By.id("replay-cases-table")).getText()).contains("echo-case");
+        go("#/replays");
+        WebElement table = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("replays-table")));
+        assertThat(table.getText()).contains("console").contains("completed");
+        go("#/runs/" + runId);
+        WebElement badge = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".badge.replay")));
+        assertThat(badge.getText()).isEqualTo("replay");
+    }
+
     // --- helpers
 
     /** A call-chain row's accessible label and its tokens text ("label|tokens"), or null while absent. */

@@ -113,6 +113,12 @@ public abstract class OpsPlatformTestBase {
         Files.deleteIfExists(EXECUTIONS);
     }
 
+    /** Forgets the runbook executions and webhook deliveries so far (a test's own setup made them). */
+    protected static void forgetSideEffects() throws IOException {
+        DELIVERIES.clear();
+        Files.deleteIfExists(EXECUTIONS);
+    }
+
     protected static long executions() throws IOException {
         return Files.exists(EXECUTIONS) ? Files.readAllLines(EXECUTIONS).size() : 0;
     }

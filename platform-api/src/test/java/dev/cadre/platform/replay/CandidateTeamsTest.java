@@ -23,7 +23,7 @@ class CandidateTeamsTest {
                 .findFirst()
                 .orElseThrow();
         IncidentCase observed = platform.files.read(name + ".yaml", platform.record(scenario));
-        return CaseScore.of(name, platform.committed(name).expect(), observed, List.of(), 0, 0, Duration.ZERO);
+        return CaseScore.of(name, platform.committed(name).expect(), observed, List.of(), 0, 0, 0.0, Duration.ZERO);
     }
 
     /** ops-team-broken-instruction.yaml and k8s-team-no-rollout-inspector.yaml on one platform. */

@@ -61,6 +61,7 @@ class CaseScoreTest {
                 List.of(),
                 5,
                 1200,
+                0.0,
                 Duration.ofSeconds(3));
         assertThat(s)
                 .isEqualTo(new CaseScore(
@@ -74,6 +75,7 @@ class CaseScoreTest {
                         List.of(),
                         5,
                         1200,
+                        0.0,
                         Duration.ofSeconds(3)));
         assertThat(s.passed()).isTrue();
     }
@@ -91,6 +93,7 @@ class CaseScoreTest {
                 List.of("no recording for host_metrics {\"resource\":\"gpu\"}"),
                 7,
                 2000,
+                0.0,
                 Duration.ofSeconds(4));
         assertThat(s.rootCauseFound()).isFalse();
         assertThat(s.recall()).isEqualTo(0.5);
@@ -115,6 +118,7 @@ class CaseScoreTest {
                 List.of(),
                 5,
                 1200,
+                0.0,
                 Duration.ofSeconds(3));
         assertThat(s.missedActions()).isEmpty();
         assertThat(s.forbiddenProposed()).hasSize(1);

@@ -180,4 +180,74 @@ class ReplayToolTest {
                         .toString())
                 .isEqualTo("{\"observed\":7}");
     }
+
+    /** A Kubernetes-style write (proposing, outward) in a replay: neither its proposal nor its execution reaches it. */
+    @Test
+    void aProposingOutwardToolNeitherProposesNorExecutesInAReplay() throws Exception {
+        AtomicInteger reached = new AtomicInteger();
+        class Write implements dev.cadre.agent.tool.ProposingTool, dev.cadre.platform.agents.Outward {
+            @Override
+            public String name() {
+                return "k8s_rollout_undo";
+            }
+
+            @Override
+            public String description() {
+                return "undoes a rollout";
+            }
+
+            @Override
+            public JsonNode parametersSchema() {
+                return schema();
+            }
+
+            @Override
+            public Risk risk() {
+                return Risk.APPROVE;
+            }
+
+            @Override
+            public String execute(JsonNode arguments, ToolContext context) {
+                reached.incrementAndGet();
+                return "undone for real";
+            }
+
+            @Override
+            public JsonNode propose(JsonNode arguments, ToolContext context) {
+                reached.incrementAndGet();
+                return node("{\"deployment\":\"checkout\",\"resourceVersion\":\"live\"}");
+            }
+        }
+        Tool write = ReplayTool.of(new Write(), replays);
+        replays.begin(
+                "replay-k8s",
+                new IncidentCase(
+                        1,
+                        "k8s",
+                        null,
+                        new IncidentCase.Input("k8s-orchestrator", "triage", null),
+                        List.of(new IncidentCase.Call(
+                                "s1",
+                                "k8s-repairer",
+                                "k8s_rollout_undo",
+                                node("{\"deployment\":\"checkout\"}"),
+                                "approve",
+                                "ok",
+                                "rolled back (recorded)")),
+                        List.of(),
+                        List.of(),
+                        null,
+                        List.of(),
+                        List.of(),
+                        null,
+                        IncidentCase.Expectations.NONE));
+        JsonNode asked = node("{\"deployment\":\"checkout\"}");
+
+        JsonNode proposed = ((dev.cadre.agent.tool.ProposingTool) write).propose(asked, in("replay-k8s"));
+        String answer = write.execute(proposed, in("replay-k8s"));
+
+        assertThat(proposed).isEqualTo(asked);
+        assertThat(answer).isEqualTo("rolled back (recorded)");
+        assertThat(reached).as("the real Kubernetes tool was never reached").hasValue(0);
+    }
 }

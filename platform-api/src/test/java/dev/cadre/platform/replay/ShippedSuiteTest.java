@@ -60,7 +60,7 @@ class ShippedSuiteTest extends SuiteHarness {
                     }
                     // The shipped team meets the operator's expectations of its own recording.
                     CaseScore score =
-                            CaseScore.of(s.name(), recorded.expect(), recorded, List.of(), 0, 0, Duration.ZERO);
+                            CaseScore.of(s.name(), recorded.expect(), recorded, List.of(), 0, 0, 0.0, Duration.ZERO);
                     assertThat(score.passed()).as(score.toString()).isTrue();
                 }));
     }

@@ -83,6 +83,10 @@ class OpenApiContractTest {
     private static final String EVAL_SUITE = "{\"definition\":{\"suite\":\"contract\",\"agent\":\"echoer\","
             + "\"cases\":[{\"name\":\"c\",\"input\":\"contract\",\"expect\":{\"facts\":[\"contract\"]}}]}}";
 
+    /** A one-case replay of the echo agent (a case without calls): cheap, and valid. */
+    private static final String REPLAY_SUITE = "{\"name\":\"contract\",\"suite\":[\"version: 1\\nname: contract\\n"
+            + "input: {agent: echoer, input: contract}\\n\"]}";
+
     record Fixture(
             String viewerKey,
             String finishedRun,
@@ -391,6 +395,21 @@ class OpenApiContractTest {
                         new Probe("valid, shipped suite", method, path, json, "{\"suite\":\"ops-team\",\"repeat\":1}"),
                         new Probe("unknown suite", method, path, json, "{\"suite\":\"no-such-suite\"}"),
                         new Probe("invalid suite", method, path, json, "{\"definition\":{\"suite\":\"x\"}}"));
+            }
+            case "POST /api/v1/replays" -> {
+                return List.of(
+                        new Probe("valid", method, path, json, REPLAY_SUITE),
+                        new Probe("unknown case", method, path, json, "{\"suite\":[\"no-such-case\"]}"),
+                        new Probe("invalid case", method, path, json, "{\"suite\":[\"version: 2\"]}"),
+                        new Probe("unknown team", method, path, json, "{\"suite\":[\"x\"],\"team\":\"/nope.yaml\"}"));
+            }
+            case "GET /api/v1/replays/{id}" -> {
+                String id = new Api(port)
+                        .post("/api/v1/replays", Api.ADMIN_KEY, REPLAY_SUITE)
+                        .json()
+                        .path("id")
+                        .asString();
+                return List.of(new Probe("valid", method, "/api/v1/replays/" + id, admin, null));
             }
             case "GET /api/v1/evals/{id}" -> {
                 String id = new Api(port)
