@@ -609,7 +609,7 @@ abstract class SharedMemoryContract {
                 String value = Integer.toString(i);
                 memory.update(ns, "k" + (i % 3), current -> value, 3, AGENT);
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> mine(received).size() == 20);
+            await().atMost(Duration.ofSeconds(60)).until(() -> mine(received).size() == 20);
             assertThat(mine(received)).extracting(MemoryChange::key).doesNotContain("before");
             List<Long> cursors = received.stream().map(MemoryChange::cursor).toList();
             assertThat(cursors).doesNotHaveDuplicates().isSorted();

@@ -90,7 +90,7 @@ class ConsoleBrowserTest {
                 .build();
         browser = new ChromeDriver(service, options);
         // Live pages re-render what they follow; a row replaced mid-read is read again.
-        wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait = new WebDriverWait(browser, Duration.ofSeconds(60));
         wait.ignoring(StaleElementReferenceException.class);
         Files.createDirectories(SHOTS);
     }

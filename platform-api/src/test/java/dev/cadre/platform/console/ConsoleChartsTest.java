@@ -105,7 +105,7 @@ class ConsoleChartsTest {
     void everyChartText_liesInsideItsChart_andOverlapsNoOther_at1280_1440_and1920Wide() {
         seed(new Api(port));
         logIn();
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(60));
         List<String> violations = new ArrayList<>();
         int checked = 0;
         for (int width : WIDTHS) {
@@ -161,7 +161,7 @@ class ConsoleChartsTest {
     @Test
     void theConsoleLinksAFavicon_andItAndFaviconIcoAreServed() {
         browser.get("http://127.0.0.1:" + port + "/");
-        String href = new WebDriverWait(browser, Duration.ofSeconds(20))
+        String href = new WebDriverWait(browser, Duration.ofSeconds(60))
                 .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("link[rel~=icon]")))
                 .getAttribute("href");
         Api anonymous = new Api(port);
@@ -192,7 +192,7 @@ class ConsoleChartsTest {
 
     private void logIn() {
         browser.get("http://127.0.0.1:" + port + "/");
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(60));
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")))
                 .sendKeys(Api.ADMIN_KEY);
         browser.findElement(By.id("login")).click();

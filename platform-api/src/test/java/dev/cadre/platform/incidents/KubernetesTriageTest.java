@@ -120,7 +120,8 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
                 "{\"comment\":\"roll back\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
-        JsonNode done = awaitStatus(runId, "completed|failed|canceled|rejected|input-required");
+        // What the approval causes: the run ends (input-required is the state before it took effect).
+        JsonNode done = awaitPastDecisions(runId, List.of(approval.get("id").asString()));
         assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
         List<JsonNode> subagents = done.get("subagents").valueStream().toList();
         assertThat(subagents.stream().map(a -> a.get("worker").asString()))
@@ -156,7 +157,7 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
         MOCK.client().apps().deployments().inNamespace("shop").withName("web").scale(4);
         api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", Api.ADMIN_KEY, "{}");
 
-        JsonNode done = awaitStatus(runId, "completed|failed|canceled|rejected|input-required");
+        JsonNode done = awaitPastDecisions(runId, List.of(approval.get("id").asString()));
         assertThat(done.toString()).contains("STATE_INCONSISTENCY").contains("changed since the approval");
         assertThat(image(web())).isEqualTo("shop/web:2");
         assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("open");

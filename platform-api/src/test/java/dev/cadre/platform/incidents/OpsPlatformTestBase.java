@@ -150,15 +150,7 @@ public abstract class OpsPlatformTestBase {
      * decision is the state before the decision took effect, so that status alone never satisfies it.
      */
     protected JsonNode awaitPastDecisions(String id, java.util.Collection<String> decided) {
-        return Await.until("run " + id + " to go on after deciding " + decided, () -> run(id), j -> {
-            String status = j.get("status").asString();
-            if (status.matches("completed|failed|canceled|rejected")) {
-                return true;
-            }
-            return status.equals("input-required")
-                    && pendingApprovals(id).stream()
-                            .anyMatch(a -> !decided.contains(a.get("id").asString()));
-        });
+        return api.awaitPastDecisions(id, decided);
     }
 
     protected List<JsonNode> pendingApprovals(String runId) {

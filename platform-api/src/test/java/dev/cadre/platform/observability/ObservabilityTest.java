@@ -37,11 +37,9 @@ class ObservabilityTest {
         return id;
     }
 
-    private JsonNode trace(String runId, int expectedSpans) {
-        return Await.until(
-                "spans of " + runId + " in the trace store",
-                () -> api.get("/api/v1/runs/" + runId + "/trace", Api.ADMIN_KEY).json(),
-                t -> t.get("spanCount").asInt() >= expectedSpans);
+    /** The run's whole trace: its spans reach the store in batches after they end. */
+    private JsonNode trace(String runId) {
+        return api.awaitTrace(runId);
     }
 
     /** "name[status,category]{children}" with children sorted, so concurrent siblings compare stably. */
@@ -59,7 +57,7 @@ class ObservabilityTest {
     @Test
     void trace_isTheExactCallChain_ofAnOrchestratorWithThreeWorkersAndAFailingTool() {
         String run = runToEnd("triage", "span tree");
-        JsonNode trace = trace(run, 14);
+        JsonNode trace = trace(run);
         assertThat(trace.get("roots").size()).isEqualTo(1);
         JsonNode root = trace.get("roots").get(0);
         assertThat(shape(root))
@@ -72,9 +70,13 @@ class ObservabilityTest {
                         + "chat default[ok] chat default[ok] execute_tool broken_probe[failed,EXECUTION_ERROR]}}}");
         assertThat(trace.get("spanCount").asInt()).isEqualTo(14);
         assertThat(trace.get("traceId").asString()).hasSize(32);
-        assertThat(api.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
-                        .json()
-                        .get("traceId")
+        // The run records its trace id as the root span is exported, just after the span is stored.
+        assertThat(Await.until(
+                                "run " + run + " to record its trace id",
+                                () -> api.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
+                                        .json()
+                                        .path("traceId"),
+                                id -> id.isString())
                         .asString())
                 .isEqualTo(trace.get("traceId").asString());
 
@@ -105,9 +107,24 @@ class ObservabilityTest {
 
     @Test
     void prometheus_exposesCadreMetrics_withTheirLabels_andParses() throws Exception {
+        Map<String, List<PrometheusText.Sample>> before = scrape();
         String run = runToEnd("triage", "metrics");
         api.send("PUT", "/api/v1/memory/metrics-test/k", Api.ADMIN_KEY, "{}", Map.of("If-None-Match", "*"));
         api.send("PUT", "/api/v1/memory/metrics-test/k", Api.ADMIN_KEY, "{}", Map.of("If-None-Match", "*"));
+        // The run's end is counted just after its status is stored (a run listener): wait for this
+        // run's counts to arrive, not for a series an earlier run already made.
+        Map<String, String> completed = Map.of("agent", "triage", "status", "completed");
+        Map<String, String> probeA = Map.of("worker", "probe-a");
+        Map<String, String> probeAOk = Map.of("worker", "probe-a", "outcome", "ok");
+        Await.until(
+                "the end of run " + run + " in the metrics",
+                this::scrape,
+                m -> PrometheusText.value(m, "cadre_runs_total", completed)
+                                > PrometheusText.value(before, "cadre_runs_total", completed)
+                        && PrometheusText.value(m, "cadre_delegations_total", probeAOk)
+                                > PrometheusText.value(before, "cadre_delegations_total", probeAOk)
+                        && PrometheusText.value(m, "cadre_delegations_useful_total", probeA)
+                                > PrometheusText.value(before, "cadre_delegations_useful_total", probeA));
         var scrape = api.get("/actuator/prometheus", Api.ADMIN_KEY);
         assertThat(scrape.status()).isEqualTo(200);
         Map<String, List<PrometheusText.Sample>> metrics = PrometheusText.parse(scrape.body());
@@ -170,11 +187,16 @@ class ObservabilityTest {
                         .get("status")
                         .asString(),
                 s -> s.matches("completed|failed|canceled|rejected"));
-        JsonNode trace = trace(run, 14);
+        JsonNode trace = trace(run);
         assertThat(trace.get("traceId").asString()).isEqualTo(traceId);
         assertThat(trace.get("roots").get(0).get("parentSpanId").isNull())
                 .as("the root agent span hangs under the caller's (HTTP server) span")
                 .isFalse();
+    }
+
+    private Map<String, List<PrometheusText.Sample>> scrape() {
+        return PrometheusText.parse(
+                api.get("/actuator/prometheus", Api.ADMIN_KEY).body());
     }
 
     /** Prometheus's own parser (Debian package prometheus, which CI installs) must accept the exposition. */
@@ -198,7 +220,7 @@ class ObservabilityTest {
     @Test
     void secretsInToolArguments_appearInNoSpanEventOrLog(CapturedOutput output) {
         String run = runToEnd("leaky", "leak test");
-        JsonNode trace = trace(run, 4);
+        JsonNode trace = trace(run);
         String events = api.get("/api/v1/runs/" + run + "/events?scope=all", Api.ADMIN_KEY)
                 .body();
         String spans = trace.toString();

@@ -42,11 +42,9 @@ class TelemetryTruthTest {
         return id;
     }
 
-    private JsonNode trace(String runId, int expectedSpans) {
-        return Await.until(
-                "spans of " + runId + " in the trace store",
-                () -> api.get("/api/v1/runs/" + runId + "/trace", Api.ADMIN_KEY).json(),
-                t -> t.get("spanCount").asInt() >= expectedSpans);
+    /** The run's whole trace: its spans reach the store in batches after they end. */
+    private JsonNode trace(String runId) {
+        return api.awaitTrace(runId);
     }
 
     private double count(String name, String... tags) {
@@ -67,16 +65,23 @@ class TelemetryTruthTest {
         double misroutesB = count("cadre.misroutes", "worker", "probe-b");
         double failedB = count("cadre.delegations", "worker", "probe-b", "outcome", "failed");
         double misroutesA = count("cadre.misroutes", "worker", "probe-a");
+        double usefulA = count("cadre.delegations.useful", "worker", "probe-a");
 
         String run = runToEnd("misrouter", "route me");
 
+        // A refusal is counted when it happens; the delegations that ran are counted as the run ends,
+        // just after its status is stored: wait for those before reading any count.
+        Await.until(
+                "the delegations of " + run + " to be counted",
+                () -> count("cadre.delegations.useful", "worker", "probe-a"),
+                n -> n > usefulA);
         assertThat(count("cadre.misroutes", "worker", "probe-b")).isEqualTo(misroutesB + 1);
         assertThat(count("cadre.delegations", "worker", "probe-b", "outcome", "failed"))
                 .isEqualTo(failedB + 1);
         assertThat(count("cadre.misroutes", "worker", "probe-a")).isEqualTo(misroutesA);
 
         // invoke misrouter, 2 chats, execute_tool probe-b (refused), execute_tool probe-a, its agent, its chat
-        JsonNode root = trace(run, 7).get("roots").get(0);
+        JsonNode root = trace(run).get("roots").get(0);
         assertThat(root.get("name").asString()).isEqualTo("invoke_agent misrouter");
         JsonNode refused = child(root, "execute_tool probe-b");
         assertThat(refused.get("kind").asString()).isEqualTo("tool");
@@ -123,7 +128,7 @@ class TelemetryTruthTest {
                         + " stopped instead of running it again");
 
         // invoke looper, 3 chats, 3 echo calls (the third refused)
-        JsonNode root = trace(run, 7).get("roots").get(0);
+        JsonNode root = trace(run).get("roots").get(0);
         assertThat(root.get("status").asString()).isEqualTo("failed");
         assertThat(root.get("failureCategory").asString()).isEqualTo("EXECUTION_ERROR");
         List<String> echoes = root.get("children")

@@ -89,7 +89,7 @@ class WireFormatGoldenTest {
         api.awaitRunEnd(id);
         // The trace id reaches the run record when the run's spans are exported (in batches, after
         // the run ends): wait for it, or the golden would depend on who wins that race.
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(Duration.ofSeconds(60))
                 .until(() -> !api.get("/api/v1/runs/" + id, Api.ADMIN_KEY)
                         .json()
                         .path("traceId")

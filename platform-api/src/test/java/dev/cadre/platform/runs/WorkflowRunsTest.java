@@ -239,10 +239,7 @@ class WorkflowRunsTest {
         JsonNode run = run("wf-review", "trace please");
         String id = run.get("id").asString();
 
-        JsonNode trace = Await.until(
-                "the trace of " + id,
-                () -> api.get("/api/v1/runs/" + id + "/trace", Api.ADMIN_KEY).json(),
-                t -> t.get("spanCount").asInt() >= 7);
+        JsonNode trace = api.awaitTrace(id);
 
         assertThat(trace.get("roots")).hasSize(1);
         JsonNode root = trace.get("roots").get(0);
@@ -266,6 +263,12 @@ class WorkflowRunsTest {
                 .count();
 
         run("wf-review", "count me");
+        // The run is counted as it ends, just after its status is stored: wait for that count.
+        Await.until(
+                "the wf-review run to be counted",
+                () -> registry.counter("cadre.runs", "agent", "wf-review", "status", "completed")
+                        .count(),
+                n -> n > runsBefore);
 
         assertThat(steps("wf-review", "wf-sec", "ok") - before).isEqualTo(1.0);
         assertThat(steps("wf-review", "wf-perf", "ok") - perfBefore).isEqualTo(1.0);

@@ -183,11 +183,14 @@ class ApprovalBindingIT {
                 .isEqualTo(ActionHash.of("restart_service", JSON.readTree("{\"service\":\"db\",\"host\":\"web-1\"}")))
                 .isNotEqualTo(h1);
         assertThat(p2.get("attempt").asInt()).isEqualTo(1);
-        assertThat(second.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
+        // The request is stored before the run says it waits (the resumed run is working until then).
+        Await.until(
+                "run " + run + " to wait for the new request",
+                () -> second.get("/api/v1/runs/" + run, Api.ADMIN_KEY)
                         .json()
                         .get("status")
-                        .asString())
-                .isEqualTo("input-required");
+                        .asString(),
+                "input-required"::equals);
         assertThat(ranOf(TestTools.RESTARTS, run))
                 .as("nothing ran under the old approval")
                 .isEmpty();

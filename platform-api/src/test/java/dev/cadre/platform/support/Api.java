@@ -102,25 +102,83 @@ public final class Api {
         return Await.until(
                 "run " + runId + " to end",
                 () -> get("/api/v1/runs/" + runId, ADMIN_KEY).json(),
-                j -> j.get("status").asString().matches("completed|failed|canceled|rejected"));
+                j -> j.get("status").asString().matches(TERMINAL));
     }
 
-    /** Waits until the run waits for a human and returns its one pending approval. */
+    /**
+     * Waits until the run waits for a human on a pending approval and returns that one approval. The
+     * condition is the pending approval, not the status alone: right after an earlier approval of
+     * the same run was decided the run still shows {@code input-required} (the decision has not
+     * taken effect yet) while nothing is pending any more.
+     */
     public JsonNode pendingApprovalOf(String runId) {
-        Await.until(
-                "run " + runId + " to wait for a human",
-                () -> get("/api/v1/runs/" + runId, ADMIN_KEY)
-                        .json()
-                        .get("status")
-                        .asString(),
-                "input-required"::equals);
-        JsonNode items = get("/api/v1/approvals?status=pending&runId=" + runId, ADMIN_KEY)
-                .json()
-                .get("items");
+        JsonNode items = Await.until(
+                "run " + runId + " to wait for a human on a pending approval",
+                () -> {
+                    String status = status(runId);
+                    if (status.matches(TERMINAL)) {
+                        throw new AssertionError(
+                                "run " + runId + " ended " + status + " instead of waiting for a human");
+                    }
+                    return status.equals("input-required") ? pendingOf(runId) : null;
+                },
+                pending -> pending != null && !pending.isEmpty());
         if (items.size() != 1) {
             throw new AssertionError("expected one pending approval of " + runId + ", found " + items);
         }
         return items.get(0);
+    }
+
+    /**
+     * Waits for what deciding the approvals {@code decided} of a waiting run causes: the run ends,
+     * or it waits on a pending approval that is not one of them. The status right after a decision
+     * is still {@code input-required} (the run has not taken the decision yet), so that status
+     * alone never satisfies this wait. Returns the run.
+     */
+    public JsonNode awaitPastDecisions(String runId, java.util.Collection<String> decided) {
+        return Await.until("run " + runId + " to go on after deciding " + decided, () -> run(runId), j -> {
+            String status = j.get("status").asString();
+            return status.matches(TERMINAL)
+                    || status.equals("input-required")
+                            && pendingOf(runId)
+                                    .valueStream()
+                                    .anyMatch(a -> !decided.contains(a.get("id").asString()));
+        });
+    }
+
+    /**
+     * Waits until the run's whole trace is in the trace store and returns it: spans reach the store
+     * in batches after they end, children before their parent, so the trace is whole once the run's
+     * own root span ({@code invoke_agent <agent>} or {@code invoke_workflow <workflow>}) is its one
+     * root. A span count is not a condition: a partial trace of another run's size satisfies it.
+     */
+    public JsonNode awaitTrace(String runId) {
+        String agent = run(runId).get("agent").asString();
+        return Await.until(
+                "the whole trace of " + runId + " (its root span) in the trace store",
+                () -> get("/api/v1/runs/" + runId + "/trace", ADMIN_KEY).json(),
+                t -> t.get("roots").size() == 1
+                        && t.get("roots")
+                                .get(0)
+                                .get("name")
+                                .asString()
+                                .matches("invoke_(agent|workflow) " + java.util.regex.Pattern.quote(agent)));
+    }
+
+    private static final String TERMINAL = "completed|failed|canceled|rejected";
+
+    private JsonNode run(String runId) {
+        return get("/api/v1/runs/" + runId, ADMIN_KEY).json();
+    }
+
+    private String status(String runId) {
+        return run(runId).get("status").asString();
+    }
+
+    private JsonNode pendingOf(String runId) {
+        return get("/api/v1/approvals?status=pending&runId=" + runId, ADMIN_KEY)
+                .json()
+                .get("items");
     }
 
     public static String json(Object value) {
