@@ -98,7 +98,8 @@ class CaseExportTest extends OpsPlatformTestBase {
                 .contains("cpu");
         assertThat(c.incident().path("remediation").asString()).isEqualTo("allowed");
         // Proposed side effects and the human's decision on the one that needed approval.
-        assertThat(c.actions().stream().map(IncidentCase.Action::tool)).containsExactly("notify");
+        assertThat(c.actions().stream().map(IncidentCase.Action::tool))
+                .containsExactlyInAnyOrder("notify", "runbook_execute");
         assertThat(c.decisions()).singleElement().satisfies(d -> {
             assertThat(d.tool()).isEqualTo("runbook_execute");
             assertThat(d.arguments().get("runbook").asString()).isEqualTo("clear-tmp-cache");
