@@ -4,6 +4,7 @@ import { get, post, followRun } from '../api.js';
 import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, TERMINAL, esc, every } from '../ui.js';
 import { CallTree, failed } from '../calltree.js';
 import { approvalCard } from './approvals.js';
+import { caseSection } from './runcase.js';
 
 const ms = (iso) => (iso ? Date.parse(iso) : null);
 
@@ -46,6 +47,14 @@ export async function render(root, route, ctx) {
   const liveEl = h('span', { class: 'live', id: 'stream-state' });
   const approvalsEl = h('div', { class: 'approvals', id: 'run-approvals' });
   const outcomeEl = h('div');
+  // "Save as case" (operators, finished runs): built once, so the re-renders while the page settles
+  // after the run's end do not throw away what the operator is editing.
+  const caseEl = h('div', { id: 'run-case' });
+  const renderCase = () => {
+    if (caseEl.firstChild || !TERMINAL.includes(run.status)) return;
+    const panel = caseSection(run.id, ctx);
+    if (panel) caseEl.append(panel);
+  };
   // The root agent's text as a streaming model produces it: partial pieces grow the current turn,
   // the turn's whole (stored) text then replaces them.
   const liveTextEl = h('pre', { class: 'answer', id: 'live-text', hidden: true });
@@ -86,6 +95,7 @@ export async function render(root, route, ctx) {
       h('div', { class: 'chain' }, tree.el, detail)),
     h('h2', {}, 'Model output'), liveTextEl,
     outcomeEl,
+    caseEl,
     h('details', {}, h('summary', {}, 'Event stream (newest first)'), eventList));
 
   function renderHead() {
@@ -392,6 +402,7 @@ export async function render(root, route, ctx) {
     if (TERMINAL.includes(run.status) && !wasTerminal) settleUntil = Date.now() + 3000;
     renderHead();
     renderOutcome();
+    renderCase();
     assemble();
     if (TERMINAL.includes(run.status) && Date.now() > settleUntil) {
       // Spans are stored shortly after they end: poll a little past the end, then stop.
@@ -401,6 +412,7 @@ export async function render(root, route, ctx) {
 
   renderHead();
   renderOutcome();
+  renderCase();
   try { trace = await firstTrace; } catch (e) { chainInfo.textContent = 'Call chain unavailable: ' + e.human; }
   assemble();
   renderApprovals();

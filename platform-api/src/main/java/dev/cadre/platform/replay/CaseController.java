@@ -7,8 +7,10 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -17,7 +19,11 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 
-/** Exports a finished run as an incident case (issue 25): the body is the operator's expectations. */
+/**
+ * Exports a finished run as an incident case (issue 25): the body is the operator's expectations. The
+ * same recording without expectations is readable as JSON, so a client (the console's "Save as case")
+ * can offer the run's findings and actions to judge without re-reading the events itself.
+ */
 @RestController
 @RequestMapping("/api/v1/runs")
 class CaseController {
@@ -32,6 +38,49 @@ class CaseController {
         this.runs = runs;
         this.recorder = recorder;
         this.cases = cases;
+    }
+
+    /**
+     * A finished run recorded as a case, without expectations: the case format's fields (docs/replay.md)
+     * but {@code expect}, as JSON.
+     */
+    record RecordedCase(
+            int version,
+            String name,
+            @Nullable String recordedFrom,
+            IncidentCase.Input input,
+            List<IncidentCase.Call> calls,
+            List<IncidentCase.Subagent> subagents,
+            List<JsonNode> findings,
+            @Nullable JsonNode incident,
+            List<IncidentCase.Action> actions,
+            List<IncidentCase.Decision> decisions,
+            @Nullable String result) {}
+
+    @Operation(
+            summary = "A finished run recorded as an incident case, without expectations (JSON)",
+            description = "What POST /api/v1/runs/{id}/case would record, without the expectations: input, tool"
+                    + " calls with their redacted outputs, subagent tree, findings, incident, proposed actions and"
+                    + " human decisions, so a client can offer them to judge (the console's Save as case). 409"
+                    + " while the run has not finished (docs/replay.md).")
+    @ApiResponse(responseCode = "200", description = "The recorded case without expectations")
+    @ApiResponse(responseCode = "404", description = "No such run")
+    @ApiResponse(responseCode = "409", description = "The run has not finished yet")
+    @GetMapping("/{id}/case")
+    RecordedCase recordedCase(@PathVariable String id) {
+        IncidentCase c = recorder.record(finished(id), "run-" + id, IncidentCase.Expectations.NONE);
+        return new RecordedCase(
+                c.version(),
+                c.name(),
+                c.recordedFrom(),
+                c.input(),
+                c.calls(),
+                c.subagents(),
+                c.findings(),
+                c.incident(),
+                c.actions(),
+                c.decisions(),
+                c.result());
     }
 
     @Operation(
@@ -53,11 +102,7 @@ class CaseController {
             @PathVariable String id,
             @RequestParam(required = false) @Nullable String name,
             @RequestBody(required = false) @Nullable JsonNode expect) {
-        RunRecord run = runs.get(id);
-        if (!run.status().terminal()) {
-            throw ApiProblem.conflict(
-                    "run '" + id + "' is " + run.status().wire() + ": only a finished run can be recorded as a case");
-        }
+        RunRecord run = finished(id);
         IncidentCase.Expectations expectations;
         try {
             expectations = cases.readExpectations("body", expect);
@@ -70,5 +115,14 @@ class CaseController {
         }
         String caseName = name == null || name.isBlank() ? "run-" + id : name;
         return cases.write(recorder.record(run, caseName, expectations));
+    }
+
+    private RunRecord finished(String id) {
+        RunRecord run = runs.get(id);
+        if (!run.status().terminal()) {
+            throw ApiProblem.conflict(
+                    "run '" + id + "' is " + run.status().wire() + ": only a finished run can be recorded as a case");
+        }
+        return run;
     }
 }

@@ -180,7 +180,8 @@ public final class ReplayCli {
             Duration timeout)
             throws InterruptedException {
         try {
-            ReplayService.Replay r = service.start(suite, label, cases, team, dev.cadre.platform.security.Actor.platform("replay-cli"));
+            ReplayService.Replay r =
+                    service.start(suite, label, cases, team, dev.cadre.platform.security.Actor.platform("replay-cli"));
             err.println("replay: " + team + ": " + cases.size() + " cases (" + r.id() + ")");
             return service.await(r.id(), timeout);
         } catch (ReplayInputException e) {

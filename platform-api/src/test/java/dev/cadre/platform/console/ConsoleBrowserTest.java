@@ -3,6 +3,8 @@ package dev.cadre.platform.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.cadre.platform.replay.CaseFile;
+import dev.cadre.platform.replay.IncidentCase;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.HeadlessChromium;
@@ -619,6 +621,126 @@ class ConsoleBrowserTest {
                         "199: " + TestTools.bigOutputLine(199),
                         "299: " + TestTools.bigOutputLine(299));
         shot("run-full-tool-output");
+    }
+
+    /**
+     * Save as case on a finished run's page: the operator judges the run's findings and actions there,
+     * a broken forbidden action is refused by its field (in the browser for bad JSON, by the server for
+     * an unknown tool), and the saved case's YAML carries exactly the marked expectations.
+     */
+    @Test
+    @Order(11)
+    void anOperatorSavesAFinishedRunAsACase_withItsExpectationsMarkedOnTheRunPage() {
+        String runId = submit("case-source", "web-1 is slow");
+        assertThat(awaitEnd(runId).get("status").asString()).isEqualTo("completed");
+        String operator = newKey("case-operator", "operator");
+        ensureLoggedIn();
+        browser.findElement(By.id("logout")).click();
+        logIn(operator);
+
+        go("#/runs/" + runId);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
+        wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#save-case > summary")))
+                .click();
+        wait.until(
+                d -> d.findElements(By.cssSelector("#case-findings tbody tr")).size() == 2);
+        WebElement name = browser.findElement(By.id("case-name"));
+        assertThat(name.getAttribute("value")).isEqualTo("run-" + runId);
+        name.clear();
+        name.sendKeys("web1-cpu");
+        browser.findElement(By.cssSelector("#case-findings tr[data-category=cpu] .root-cause"))
+                .click();
+        browser.findElement(By.cssSelector("#case-findings tr[data-category=cpu] .must-find"))
+                .click();
+        browser.findElement(By.cssSelector("#case-findings tr[data-category=disk] .must-not-find"))
+                .click();
+        browser.findElement(By.cssSelector("#case-actions tr[data-tool=notify] .action-expected"))
+                .click();
+        WebElement tool = browser.findElement(By.id("case-forbidden-tool-0"));
+        WebElement args = browser.findElement(By.id("case-forbidden-args-0"));
+        browser.findElement(By.cssSelector("input.ignore-args[data-tool=findings_aggregate]"))
+                .sendKeys("reports, since");
+
+        // Broken JSON: refused in the browser, beside the arguments it names; nothing is saved.
+        tool.sendKeys("restart_service");
+        args.sendKeys("{\"service\": \"db\",");
+        browser.findElement(By.id("case-save")).click();
+        WebElement argsError = wait.until(
+                ExpectedConditions.visibilityOfElementLocated(
+                        By.cssSelector(
+                                "#case-forbidden-extra [data-extra='0'] .field-error[data-field='expect.forbiddenActions[0].arguments']")));
+        assertThat(argsError.getText()).startsWith("Not valid JSON");
+        assertThat(args.getAttribute("aria-invalid")).isEqualTo("true");
+        assertThat(browser.findElements(By.id("case-yaml"))).isEmpty();
+
+        // An unknown tool: the server's 400 names the field, shown beside that tool.
+        args.clear();
+        args.sendKeys("{\"service\": \"db\"}");
+        tool.clear();
+        tool.sendKeys("no_such_tool");
+        browser.findElement(By.id("case-save")).click();
+        WebElement toolError = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(
+                "#case-forbidden-extra [data-extra='0'] .field-error[data-field='expect.forbiddenActions[0].tool']")));
+        assertThat(toolError.getText()).isEqualTo("unknown tool 'no_such_tool'");
+        assertThat(argsError.getText()).isEmpty();
+        assertThat(browser.findElements(By.id("case-yaml"))).isEmpty();
+
+        tool.clear();
+        tool.sendKeys("restart_service");
+        browser.findElement(By.id("case-save")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("case-yaml")));
+        assertThat(toolError.getText()).isEmpty();
+        String yaml = (String) js("return document.getElementById('case-yaml').textContent;");
+        IncidentCase saved = new CaseFile(t -> true).read("web1-cpu.yaml", yaml);
+        assertThat(saved.name()).isEqualTo("web1-cpu");
+        assertThat(saved.recordedFrom()).isEqualTo(runId);
+        IncidentCase.FindingRef cpu = new IncidentCase.FindingRef(null, "cpu", "web-1");
+        assertThat(saved.expect().rootCause()).isEqualTo(cpu);
+        assertThat(saved.expect().mustFind()).containsExactly(cpu);
+        assertThat(saved.expect().mustNotFind()).containsExactly(new IncidentCase.FindingRef(null, "disk", "web-1"));
+        assertThat(saved.expect().actions()).singleElement().satisfies(a -> {
+            assertThat(a.tool()).isEqualTo("notify");
+            assertThat(a.arguments().get("title").asString()).isEqualTo("web-1 CPU critical");
+        });
+        assertThat(saved.expect().forbiddenActions()).singleElement().satisfies(a -> {
+            assertThat(a.tool()).isEqualTo("restart_service");
+            assertThat(a.arguments().toString()).isEqualTo("{\"service\":\"db\"}");
+        });
+        assertThat(saved.expect().ignoreArguments())
+                .isEqualTo(Map.of("findings_aggregate", List.of("reports", "since")));
+        WebElement download = browser.findElement(By.id("case-download"));
+        assertThat(download.getAttribute("download")).isEqualTo("web1-cpu.yaml");
+        assertThat(download.getAttribute("href")).startsWith("blob:");
+        shot("save-as-case");
+
+        // Replayed at once against the running team: the replay's page lists the case.
+        browser.findElement(By.id("case-replay")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("case-replay-link")))
+                .click();
+        WebElement cases = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("replay-cases-table")));
+        assertThat(cases.getText()).contains("web1-cpu");
+
+        browser.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
+    }
+
+    @Test
+    @Order(12)
+    void aViewerIsNotOfferedSaveAsCase() {
+        String runId = submit("case-source", "web-1 is slow, viewer");
+        awaitEnd(runId);
+        String viewer = newKey("case-viewer", "viewer");
+        ensureLoggedIn();
+        browser.findElement(By.id("logout")).click();
+        logIn(viewer);
+        go("#/runs/" + runId);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("pre#run-result")));
+        // The panel is built with the outcome, so it would be there by now.
+        assertThat(browser.findElements(By.id("save-case"))).isEmpty();
+        assertThat(browser.findElement(By.id("run-case")).getText()).isEmpty();
+        browser.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
     }
 
     private void open(String path) {

@@ -42,6 +42,8 @@ class CaseExportTest extends OpsPlatformTestBase {
         assertThat(early.status())
                 .as("a run still waiting cannot be a case: " + early.body())
                 .isEqualTo(409);
+        var earlyRead = api.get("/api/v1/runs/" + id + "/case", Api.ADMIN_KEY);
+        assertThat(earlyRead.status()).as(earlyRead.body()).isEqualTo(409);
 
         List<JsonNode> pending = pendingApprovals(id);
         String approval = pending.getFirst().get("id").asString();
@@ -106,6 +108,49 @@ class CaseExportTest extends OpsPlatformTestBase {
         assertThat(c.result()).startsWith("Triage finished.");
         assertThat(c.expect().rootCause()).isEqualTo(new IncidentCase.FindingRef(null, "cpu", null));
         assertThat(c.expect().ignoreArguments()).isEqualTo(Map.of("host_metrics", List.of("tailLines")));
+    }
+
+    @Test
+    void theRecordingWithoutExpectationsIsReadableAsJson() {
+        // Not a triage: its remediation would make the other test's incident "already done".
+        String id = submit("check host web-1 for the console");
+        awaitStatus(id, "completed");
+
+        var read = api.get("/api/v1/runs/" + id + "/case", Api.ADMIN_KEY);
+        assertThat(read.status()).as(read.body()).isEqualTo(200);
+        assertThat(read.header("Content-Type")).startsWith("application/json");
+        JsonNode json = read.json();
+        // Everything the YAML export records, but no expectations: the client judges them.
+        IncidentCase exported = files.read(
+                "x.yaml",
+                api.post("/api/v1/runs/" + id + "/case", Api.ADMIN_KEY, "{}").body());
+        assertThat(json.has("expect")).isFalse();
+        assertThat(json.get("version").asInt()).isEqualTo(1);
+        assertThat(json.get("name").asString()).isEqualTo("run-" + id);
+        assertThat(json.get("recordedFrom").asString()).isEqualTo(id);
+        assertThat(json.at("/input/agent").asString()).isEqualTo("ops-orchestrator");
+        assertThat(json.get("findings").valueStream().map(f -> f.path("id").asString()))
+                .containsExactlyElementsOf(exported.findings().stream()
+                        .map(f -> f.path("id").asString())
+                        .toList());
+        assertThat(json.get("findings")
+                        .valueStream()
+                        .map(f -> f.path("category").asString()))
+                .contains("cpu");
+        assertThat(json.get("actions").valueStream().map(a -> a.get("tool").asString()))
+                .containsExactlyElementsOf(exported.actions().stream()
+                        .map(IncidentCase.Action::tool)
+                        .toList())
+                .containsExactly("notify");
+        assertThat(json.at("/actions/0/arguments/title").asString())
+                .isEqualTo(
+                        exported.actions().getFirst().arguments().path("title").asString())
+                .isNotBlank();
+        assertThat(json.get("calls").size()).isEqualTo(exported.calls().size());
+        assertThat(json.get("calls").valueStream().map(c -> c.get("tool").asString()))
+                .contains("host_metrics", "findings_aggregate", "notify");
+        assertThat(api.get("/api/v1/runs/no-such-run/case", Api.ADMIN_KEY).status())
+                .isEqualTo(404);
     }
 
     @Test

@@ -56,6 +56,7 @@ class AuthorizationMatrixTest {
             new Endpoint("POST", "/api/v1/runs", "{\"agent\":\"nope\",\"input\":\"x\"}", Min.OPERATOR),
             new Endpoint("POST", "/api/v1/runs/run_x/cancel", "{}", Min.OPERATOR),
             new Endpoint("POST", "/api/v1/runs/run_x/case", "{}", Min.OPERATOR),
+            new Endpoint("GET", "/api/v1/runs/run_x/case", null, Min.VIEWER),
             new Endpoint("GET", "/api/v1/approvals?status=pending", null, Min.VIEWER),
             new Endpoint("GET", "/api/v1/approvals/ap_x", null, Min.VIEWER),
             new Endpoint("POST", "/api/v1/approvals/ap_x/approve", "{}", Min.OPERATOR),

@@ -389,6 +389,16 @@ class OpenApiContractTest {
                         new Probe("valid", method, p, json, "{\"comment\":\"contract test\"}"),
                         new Probe("already decided", method, p, json, "{\"comment\":\"again\"}"));
             }
+            case "GET /api/v1/runs/{id}/case" -> {
+                // 'slow' thinks for a minute: still working when probed, so it has no case yet.
+                String working = new Api(port)
+                        .submitRun("slow", "contract test, case")
+                        .get("id")
+                        .asString();
+                return List.of(
+                        new Probe("valid", method, path, admin, null),
+                        new Probe("unfinished run", method, "/api/v1/runs/" + working + "/case", admin, null));
+            }
             case "POST /api/v1/evals" -> {
                 return List.of(
                         new Probe("valid", method, path, json, EVAL_SUITE),
