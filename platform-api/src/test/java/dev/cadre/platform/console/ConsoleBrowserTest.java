@@ -486,7 +486,9 @@ class ConsoleBrowserTest {
                     + ".filter((r) => ['workflow', 'agent'].includes(r.dataset.kind))"
                     + ".map((r) => r.dataset.kind + ':' + r.getAttribute('aria-level') + ':'"
                     + " + r.getAttribute('aria-label').split(',')[1].trim()).join(' ');");
-            return r instanceof String t && t.contains("agent:2:wf-fixer") ? t : null;
+            // The workflow's own span ends last and is stored last: until it is, the chain is drawn
+            // from its steps' spans alone, so wait for the root row to be the workflow's.
+            return r instanceof String t && t.contains("agent:2:wf-fixer") && t.startsWith("workflow:") ? t : null;
         });
         assertThat(rows).isEqualTo("workflow:1:wf-incident agent:2:wf-triage agent:2:wf-fixer");
         shot("workflow-run");
