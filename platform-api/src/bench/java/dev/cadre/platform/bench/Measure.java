@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /**
  * What the platform benchmark adds to memory's {@link dev.cadre.memory.bench.ClosedLoop}: CPU time
- * of a process, the load average, and formatting.
+ * and RSS of a process, one scrape of the platform's metrics, the load average, and formatting.
  */
 final class Measure {
 
@@ -20,6 +20,54 @@ final class Measure {
             return Long.parseLong(f[11]) + Long.parseLong(f[12]);
         } catch (java.io.IOException | RuntimeException e) {
             return -1;
+        }
+    }
+
+    /** Resident set size of a process in MB, from /proc/PID/status (VmRSS); 0 where there is none. */
+    static double rssMb(long pid) {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // Not Linux, or the process has gone: no figure rather than a failed benchmark.
+        }
+        return 0;
+    }
+
+    /**
+     * The platform's metrics that the benchmarks follow, from one scrape of {@code
+     * /actuator/prometheus}: heap used in MB (all heap pools), live platform threads, and the run
+     * queue's gauges; NaN for a metric the scrape does not have.
+     */
+    record Scrape(double heapMb, double threads, double queued, double executing, double oldestSubmittedAge) {
+
+        static Scrape of(Http admin) throws java.io.IOException, InterruptedException {
+            double heap = 0;
+            double threads = Double.NaN;
+            double queued = Double.NaN;
+            double executing = Double.NaN;
+            double age = Double.NaN;
+            for (String line : admin.get("/actuator/prometheus").body().split("\n")) {
+                if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+                    heap += value(line) / (1024 * 1024);
+                } else if (line.startsWith("jvm_threads_live_threads ")) {
+                    threads = value(line);
+                } else if (line.startsWith("cadre_runs_queued ")) {
+                    queued = value(line);
+                } else if (line.startsWith("cadre_runs_executing ")) {
+                    executing = value(line);
+                } else if (line.startsWith("cadre_runs_oldest_submitted_age_seconds ")) {
+                    age = value(line);
+                }
+            }
+            return new Scrape(heap, threads, queued, executing, age);
+        }
+
+        private static double value(String line) {
+            return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         }
     }
 

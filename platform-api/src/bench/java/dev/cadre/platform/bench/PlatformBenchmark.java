@@ -53,6 +53,43 @@ public final class PlatformBenchmark {
 
     static final int CHAIN_WORKERS = 71;
 
+    /** The shipped Kubernetes container: 1536Mi, MaxRAMPercentage=75 (about 1.1 GB of heap). */
+    static final String KUBERNETES_HEAP = "1152m";
+
+    /** What a benchmark does with one started platform. */
+    interface OnPlatform {
+        void accept(PlatformProcess platform) throws Exception;
+    }
+
+    /**
+     * Starts the packaged jar on a fresh PostgreSQL schema and Redis prefix ({@code name}-bench),
+     * hands it to {@code body}, and drops the schema and the prefix's keys afterwards, whatever
+     * {@code body} did.
+     */
+    static void onPostgresAndRedis(
+            String name, Path out, Path agents, List<String> extraArgs, String heap, OnPlatform body) throws Exception {
+        ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema(name.replace('-', '_') + "_bench");
+        ExternalServices.Redis redisAddress = ExternalServices.redis();
+        String prefix = "cadre-" + name + "-bench-" + UUID.randomUUID();
+        RedisClient redis = RedisClient.create(redisAddress.uri());
+        try {
+            List<String> args = new ArrayList<>(extraArgs);
+            args.addAll(List.of(
+                    "--spring.datasource.url=" + schema.jdbcUrl(),
+                    "--spring.datasource.username=" + schema.user(),
+                    "--spring.datasource.password=" + schema.password(),
+                    "--cadre.redis.url=" + redisAddress.uri(),
+                    "--cadre.redis.prefix=" + prefix));
+            try (PlatformProcess p = platform(name + "-pg", out, agents, args, heap)) {
+                body.accept(p);
+            }
+        } finally {
+            cleanUp("Redis keys " + prefix, () -> TestRedis.deletePrefix(redis, prefix));
+            cleanUp("Redis client", redis::shutdown);
+            cleanUp("schema " + schema.schema(), schema::dropSchema);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         List<String> options = Arrays.asList(args);
         boolean quick = options.contains("--quick");
@@ -167,8 +204,7 @@ public final class PlatformBenchmark {
                 .toList();
         Path agents = out.resolve("storm-agents.yaml");
         Files.writeString(agents, StormBench.AGENTS_YAML);
-        // The shipped Kubernetes container: 1536Mi, MaxRAMPercentage=75 (about 1.1 GB of heap).
-        String heap = "1152m";
+        String heap = KUBERNETES_HEAP;
         List<String> common = List.of("--cadre.integrations.alertmanager.agent=" + StormBench.AGENT);
         List<String> lines = new ArrayList<>();
         if (backends.isEmpty() || backends.contains("h2")) {
@@ -181,28 +217,11 @@ public final class PlatformBenchmark {
             }
         }
         if (backends.isEmpty() || backends.contains("pg")) {
-            ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema("storm_bench");
-            ExternalServices.Redis redisAddress = ExternalServices.redis();
-            String prefix = "cadre-storm-bench-" + UUID.randomUUID();
-            RedisClient redis = RedisClient.create(redisAddress.uri());
-            try {
-                List<String> args = new ArrayList<>(common);
-                args.addAll(List.of(
-                        "--spring.datasource.url=" + schema.jdbcUrl(),
-                        "--spring.datasource.username=" + schema.user(),
-                        "--spring.datasource.password=" + schema.password(),
-                        "--cadre.redis.url=" + redisAddress.uri(),
-                        "--cadre.redis.prefix=" + prefix));
-                try (PlatformProcess p = platform("storm-pg", out, agents, args, heap)) {
-                    StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
-                    b.run();
-                    lines.addAll(b.report);
-                }
-            } finally {
-                cleanUp("Redis keys " + prefix, () -> TestRedis.deletePrefix(redis, prefix));
-                cleanUp("Redis client", redis::shutdown);
-                cleanUp("schema " + schema.schema(), schema::dropSchema);
-            }
+            onPostgresAndRedis("storm", out, agents, common, heap, p -> {
+                StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
+                b.run();
+                lines.addAll(b.report);
+            });
         }
         return lines;
     }

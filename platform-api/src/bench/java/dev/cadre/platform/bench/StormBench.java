@@ -3,8 +3,6 @@ package dev.cadre.platform.bench;
 import dev.cadre.memory.bench.ClosedLoop;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformProcess;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -133,7 +131,7 @@ final class StormBench {
         long settleStart = System.nanoTime();
         Map<String, String> runStatus = Map.of();
         while ((System.nanoTime() - settleStart) < Duration.ofMinutes(3).toNanos()) {
-            runStatus = runs(admin);
+            runStatus = runs(admin, AGENT);
             if (runStatus.values().stream()
                             .allMatch(s -> s.matches("completed|failed|canceled|rejected|input-required"))
                     && runStatus.size() >= alerts) {
@@ -334,13 +332,13 @@ final class StormBench {
         }
     }
 
-    /** Run id → status of every run of the triage agent. */
-    private static Map<String, String> runs(Http admin) throws Exception {
+    /** Run id → status of every run of {@code agent}, through the runs list (500 a page). */
+    static Map<String, String> runs(Http admin, String agent) throws Exception {
         Map<String, String> out = new ConcurrentHashMap<>();
         String cursor = null;
         do {
             JsonNode page = admin.get(
-                            "/api/v1/runs?agent=" + AGENT + "&limit=500" + (cursor == null ? "" : "&cursor=" + cursor))
+                            "/api/v1/runs?agent=" + agent + "&limit=500" + (cursor == null ? "" : "&cursor=" + cursor))
                     .json();
             page.path("items")
                     .forEach(
@@ -352,30 +350,17 @@ final class StormBench {
 
     /** [seconds, RSS MB, heap used MB, queued runs, oldest queued run's age in s]. */
     private double[] sample(Http admin, double at) {
-        double rss = 0;
+        double rss = Measure.rssMb(platform.pid());
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + platform.pid() + "/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    rss = Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
-                }
-            }
-            String scrape = admin.get("/actuator/prometheus").body();
-            double heap = 0;
-            double queued = 0;
-            double age = 0;
-            for (String line : scrape.split("\n")) {
-                if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
-                    heap += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) / (1024 * 1024);
-                } else if (line.startsWith("cadre_runs_queued ")) {
-                    queued = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                } else if (line.startsWith("cadre_runs_oldest_submitted_age_seconds ")) {
-                    age = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                }
-            }
-            return new double[] {at, rss, heap, queued, age};
+            Measure.Scrape m = Measure.Scrape.of(admin);
+            return new double[] {at, rss, m.heapMb(), zeroIfMissing(m.queued()), zeroIfMissing(m.oldestSubmittedAge())};
         } catch (Exception e) {
             return new double[] {at, rss, 0, 0, 0};
         }
+    }
+
+    private static double zeroIfMissing(double value) {
+        return Double.isNaN(value) ? 0 : value;
     }
 
     static double median(double[] values) {
