@@ -44,10 +44,15 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Arguments ({@code -Dbench.args="..."}): {@code --quick} (2 runs of 2 s, a smoke test),
- * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm} (repeatable,
+ * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm|concurrency} (repeatable,
  * comma-separated; streaming, {@link StreamingBench}, and the alert storm, {@link StormBench}, run
  * only when named; the storm takes {@code --storm-notifications=N} (1000), {@code --storm-alerts=N}
- * (50), {@code --storm-seconds=N} (60) and {@code --storm-backends=h2,pg}).
+ * (50), {@code --storm-seconds=N} (60) and {@code --storm-backends=h2,pg}). {@code --only=concurrency}
+ * runs {@link ConcurrencyBench} (only when named) with {@code --concurrency-ladder=100,250,500,1000,2000},
+ * {@code --concurrency-backends=h2,pg}, {@code --concurrency-clients=16}, {@code
+ * --concurrency-latency-ms=2000}, {@code --concurrency-max-concurrent=} (the ladder's top), {@code
+ * --concurrency-efficiency=70} (per cent of linear growth from the first step) and {@code
+ * --concurrency-timeout-seconds=300}, the defaults shown.
  */
 public final class PlatformBenchmark {
 
@@ -106,6 +111,7 @@ public final class PlatformBenchmark {
         // Streaming latency (docs/benchmarks/models.md) runs only when asked: --only=streaming.
         boolean streaming = only.contains("streaming");
         boolean storm = only.contains("storm");
+        boolean concurrency = only.contains("concurrency");
 
         Path out = Path.of("target", "bench").toAbsolutePath();
         Files.createDirectories(out);
@@ -130,6 +136,12 @@ public final class PlatformBenchmark {
             report.add("## Alert storm (docs/benchmarks/storm.md)");
             report.add("");
             report.addAll(storm(options, out));
+        }
+        if (concurrency) {
+            report.add("");
+            report.add("## Concurrent waiting runs on one instance (docs/benchmarks/concurrency.md)");
+            report.add("");
+            report.addAll(concurrency(options, out));
         }
         if (h2 || console) {
             // The embedded default exactly as `README` command one runs it: no datasource flag, the H2
@@ -166,12 +178,16 @@ public final class PlatformBenchmark {
             cpu.putAll(s.cpu);
         }
 
-        report.add("");
-        report.addAll(tables(results, runs));
-        report.add("");
-        report.add(
-                "| backend | run clients | platform CPU ms per completed run | bench-client CPU ms per run | per run (platform) |");
-        report.add("|---|---:|---:|---:|---|");
+        if (!results.isEmpty()) {
+            report.add("");
+            report.addAll(tables(results, runs));
+        }
+        if (!cpu.isEmpty()) {
+            report.add("");
+            report.add(
+                    "| backend | run clients | platform CPU ms per completed run | bench-client CPU ms per run | per run (platform) |");
+            report.add("|---|---:|---:|---:|---|");
+        }
         cpu.forEach((label, values) -> {
             StringBuilder per = new StringBuilder();
             values.forEach(v -> per.append(per.isEmpty() ? "" : ", ").append(Measure.fmt("%.1f", v[0])));
@@ -219,6 +235,68 @@ public final class PlatformBenchmark {
         if (backends.isEmpty() || backends.contains("pg")) {
             onPostgresAndRedis("storm", out, agents, common, heap, p -> {
                 StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
+                b.run();
+                lines.addAll(b.report);
+            });
+        }
+        return lines;
+    }
+
+    /**
+     * How many concurrent runs one instance holds, each waiting on one model call: a ladder of N on
+     * the embedded default and on PostgreSQL + Redis, one fresh platform each, with the Kubernetes
+     * heap and {@code cadre.runs.max-concurrent} raised to the ladder's top so that the platform, not
+     * its default cap of 32, is measured.
+     */
+    private static List<String> concurrency(List<String> options, Path out) throws Exception {
+        int[] ladder = options.stream()
+                .filter(o -> o.startsWith("--concurrency-ladder="))
+                .map(o -> Arrays.stream(o.substring(21).split(","))
+                        .mapToInt(Integer::parseInt)
+                        .toArray())
+                .findFirst()
+                .orElse(new int[] {100, 250, 500, 1000, 2000});
+        List<String> backends = options.stream()
+                .filter(o -> o.startsWith("--concurrency-backends="))
+                .flatMap(o -> Arrays.stream(o.substring(23).split(",")))
+                .toList();
+        int clients = intOption(options, "--concurrency-clients=", 16);
+        int latency = intOption(options, "--concurrency-latency-ms=", 2000);
+        int maxConcurrent = intOption(
+                options,
+                "--concurrency-max-concurrent=",
+                Arrays.stream(ladder).max().orElse(32));
+        // Per cent of linear growth from the ladder's first step below which a step no longer scales.
+        double efficiency = intOption(options, "--concurrency-efficiency=", 70) / 100.0;
+        Duration timeout = Duration.ofSeconds(intOption(options, "--concurrency-timeout-seconds=", 300));
+        Path agents = out.resolve("concurrency-agents.yaml");
+        Files.writeString(agents, ConcurrencyBench.agentsYaml(latency));
+        List<String> common = List.of("--cadre.runs.max-concurrent=" + maxConcurrent);
+        List<String> lines = new ArrayList<>();
+        lines.add(Measure.fmt(
+                "Heap -Xmx%s (Kubernetes), cadre.runs.max-concurrent=%d (shipped default 32), ladder %s, %d clients,"
+                        + " threshold %.0f %% of linear growth from the first step.",
+                KUBERNETES_HEAP, maxConcurrent, Arrays.toString(ladder), clients, efficiency * 100));
+        lines.add("");
+        if (backends.isEmpty() || backends.contains("h2")) {
+            deleteTree(out.resolve("data"));
+            try (PlatformProcess p = platform("concurrency-h2", out, agents, common, KUBERNETES_HEAP)) {
+                ConcurrencyBench b = new ConcurrencyBench(
+                        p,
+                        "Embedded default (H2 file, in-process queue)",
+                        ladder,
+                        clients,
+                        latency,
+                        efficiency,
+                        timeout);
+                b.run();
+                lines.addAll(b.report);
+            }
+        }
+        if (backends.isEmpty() || backends.contains("pg")) {
+            onPostgresAndRedis("concurrency", out, agents, common, KUBERNETES_HEAP, p -> {
+                ConcurrencyBench b =
+                        new ConcurrencyBench(p, "PostgreSQL + Redis", ladder, clients, latency, efficiency, timeout);
                 b.run();
                 lines.addAll(b.report);
             });

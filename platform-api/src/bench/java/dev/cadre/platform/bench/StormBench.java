@@ -234,8 +234,11 @@ final class StormBench {
                 "intake p99 ≤ 50 ms during the storm",
                 Measure.fmt(
                         "p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
-                        pct(micros, 0.50), pct(micros, 0.90), pct(micros, 0.99), pct(micros, 1.0)),
-                pct(micros, 0.99) <= 50);
+                        Measure.percentileMs(micros, 0.50),
+                        Measure.percentileMs(micros, 0.90),
+                        Measure.percentileMs(micros, 0.99),
+                        Measure.percentileMs(micros, 1.0)),
+                Measure.percentileMs(micros, 0.99) <= 50);
         row(
                 "every triage run finished or waiting for a human ≤ 3 min after the storm",
                 Measure.fmt("after %.1f s: %s", settleSeconds, byStatus),
@@ -258,14 +261,6 @@ final class StormBench {
 
     private void row(String target, String measured, boolean met) {
         report.add("| " + target + " | " + measured + " | " + (met ? "yes" : "**no**") + " |");
-    }
-
-    private static double pct(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int i = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
-        return sorted[Math.max(0, i)] / 1e3;
     }
 
     /**
@@ -353,14 +348,11 @@ final class StormBench {
         double rss = Measure.rssMb(platform.pid());
         try {
             Measure.Scrape m = Measure.Scrape.of(admin);
-            return new double[] {at, rss, m.heapMb(), zeroIfMissing(m.queued()), zeroIfMissing(m.oldestSubmittedAge())};
+            return new double[] {at, rss, m.heapMb(), Measure.orZero(m.queued()), Measure.orZero(m.oldestSubmittedAge())
+            };
         } catch (Exception e) {
             return new double[] {at, rss, 0, 0, 0};
         }
-    }
-
-    private static double zeroIfMissing(double value) {
-        return Double.isNaN(value) ? 0 : value;
     }
 
     static double median(double[] values) {
