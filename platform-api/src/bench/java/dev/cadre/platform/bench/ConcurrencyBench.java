@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How many concurrent runs one instance holds (issue 27, docs/benchmarks/concurrency.md): for each N
@@ -97,6 +98,7 @@ final class ConcurrencyBench {
     private final double efficiency;
     private final Duration timeout;
     private final Http admin;
+    private @Nullable String aborted;
 
     ConcurrencyBench(
             PlatformProcess platform,
@@ -123,7 +125,18 @@ final class ConcurrencyBench {
         step(warmup);
         for (int n : ladder) {
             System.out.println(Measure.fmt("[%s] %d runs (load %.2f)", label, n, Measure.loadAverage()));
-            Step s = step(n);
+            Step s;
+            try {
+                s = step(n);
+            } catch (Exception e) {
+                // With -XX:+ExitOnOutOfMemoryError an OOM ends the platform: that is a finding, not a
+                // reason to lose the steps measured before it.
+                String dump = platform.isAlive() ? threadDump() : "none, the platform exited";
+                aborted = Measure.fmt(
+                        "**Stops at N = %d**: %s (platform %s; thread dump: %s). Last log lines:%n%n```%n%s%n```",
+                        n, e, platform.isAlive() ? "still running" : "exited", dump, platform.logTail(15));
+                break;
+            }
             steps.add(s);
             System.out.println(Measure.fmt(
                     "  all ended after %.2f s, %.1f runs/s (%.0f %% of ideal), %d in flight at most, RSS %.0f MB, %d failures",
@@ -270,12 +283,38 @@ final class ConcurrencyBench {
     }
 
     /**
+     * Every thread of the platform, virtual ones included ({@code jcmd PID Thread.dump_to_file}),
+     * next to its log: where a stuck step is stuck. Returns the file, or why there is none.
+     */
+    private String threadDump() {
+        try {
+            Path file = platform.log()
+                    .resolveSibling("threads-" + platform.name() + "-" + System.currentTimeMillis() + ".txt");
+            Process dump = new ProcessBuilder(
+                            jcmd(),
+                            Long.toString(platform.pid()),
+                            "Thread.dump_to_file",
+                            "-format=text",
+                            file.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            return dump.waitFor(120, TimeUnit.SECONDS) && dump.exitValue() == 0 ? file.toString() : "jcmd failed";
+        } catch (Exception e) {
+            return "jcmd failed: " + e;
+        }
+    }
+
+    private static String jcmd() {
+        return Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    }
+
+    /**
      * Heap in use after a full GC of the platform ({@code jcmd PID GC.run}, from the JDK that runs
      * the bench): live objects, not whatever garbage the last collection left.
      */
     private double liveHeapMb() throws Exception {
-        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        Process gc = new ProcessBuilder(jcmd, Long.toString(platform.pid()), "GC.run")
+        Process gc = new ProcessBuilder(jcmd(), Long.toString(platform.pid()), "GC.run")
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
@@ -354,6 +393,9 @@ final class ConcurrencyBench {
      * growth from the first step; none if every step passed.
      */
     String verdict() {
+        if (steps.isEmpty()) {
+            return aborted == null ? "No step measured." : aborted;
+        }
         for (Step s : steps) {
             if (s.failures() > 0) {
                 return Measure.fmt(
@@ -374,6 +416,9 @@ final class ConcurrencyBench {
                         s.peakInFlight(),
                         s.n());
             }
+        }
+        if (aborted != null) {
+            return aborted;
         }
         return Measure.fmt(
                 "Scales up to N = %d, the ladder's top: throughput ≥ %.0f %% of linear growth from N = %d at every"

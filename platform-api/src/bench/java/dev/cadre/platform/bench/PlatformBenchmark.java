@@ -72,7 +72,8 @@ public final class PlatformBenchmark {
      * {@code body} did.
      */
     static void onPostgresAndRedis(
-            String name, Path out, Path agents, List<String> extraArgs, String heap, OnPlatform body) throws Exception {
+            String name, Path out, Path agents, List<String> extraArgs, List<String> jvmOptions, OnPlatform body)
+            throws Exception {
         ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema(name.replace('-', '_') + "_bench");
         ExternalServices.Redis redisAddress = ExternalServices.redis();
         String prefix = "cadre-" + name + "-bench-" + UUID.randomUUID();
@@ -85,7 +86,7 @@ public final class PlatformBenchmark {
                     "--spring.datasource.password=" + schema.password(),
                     "--cadre.redis.url=" + redisAddress.uri(),
                     "--cadre.redis.prefix=" + prefix));
-            try (PlatformProcess p = platform(name + "-pg", out, agents, args, heap)) {
+            try (PlatformProcess p = platform(name + "-pg", out, agents, args, jvmOptions)) {
                 body.accept(p);
             }
         } finally {
@@ -233,7 +234,7 @@ public final class PlatformBenchmark {
             }
         }
         if (backends.isEmpty() || backends.contains("pg")) {
-            onPostgresAndRedis("storm", out, agents, common, heap, p -> {
+            onPostgresAndRedis("storm", out, agents, common, List.of("-Xms" + heap, "-Xmx" + heap), p -> {
                 StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
                 b.run();
                 lines.addAll(b.report);
@@ -245,7 +246,7 @@ public final class PlatformBenchmark {
     /**
      * How many concurrent runs one instance holds, each waiting on one model call: a ladder of N on
      * the embedded default and on PostgreSQL + Redis, one fresh platform each, with the Kubernetes
-     * heap and {@code cadre.runs.max-concurrent} raised to the ladder's top so that the platform, not
+     * container's JVM settings and {@code cadre.runs.max-concurrent} raised to the ladder's top so that the platform, not
      * its default cap of 32, is measured.
      */
     private static List<String> concurrency(List<String> options, Path out) throws Exception {
@@ -272,15 +273,18 @@ public final class PlatformBenchmark {
         Path agents = out.resolve("concurrency-agents.yaml");
         Files.writeString(agents, ConcurrencyBench.agentsYaml(latency));
         List<String> common = List.of("--cadre.runs.max-concurrent=" + maxConcurrent);
+        // The shipped container's JVM settings as GrowthBenchmark runs them: no -Xms, so RSS follows
+        // what the runs use, and an OOM ends the platform as it would in Kubernetes.
+        List<String> jvm = List.of(GrowthBenchmark.K8S_JVM.split(" "));
         List<String> lines = new ArrayList<>();
         lines.add(Measure.fmt(
-                "Heap -Xmx%s (Kubernetes), cadre.runs.max-concurrent=%d (shipped default 32), ladder %s, %d clients,"
+                "JVM %s (the Kubernetes container), cadre.runs.max-concurrent=%d (shipped default 32), ladder %s, %d clients,"
                         + " threshold %.0f %% of linear growth from the first step.",
-                KUBERNETES_HEAP, maxConcurrent, Arrays.toString(ladder), clients, efficiency * 100));
+                GrowthBenchmark.K8S_JVM, maxConcurrent, Arrays.toString(ladder), clients, efficiency * 100));
         lines.add("");
         if (backends.isEmpty() || backends.contains("h2")) {
             deleteTree(out.resolve("data"));
-            try (PlatformProcess p = platform("concurrency-h2", out, agents, common, KUBERNETES_HEAP)) {
+            try (PlatformProcess p = platform("concurrency-h2", out, agents, common, jvm)) {
                 ConcurrencyBench b = new ConcurrencyBench(
                         p,
                         "Embedded default (H2 file, in-process queue)",
@@ -294,7 +298,7 @@ public final class PlatformBenchmark {
             }
         }
         if (backends.isEmpty() || backends.contains("pg")) {
-            onPostgresAndRedis("concurrency", out, agents, common, KUBERNETES_HEAP, p -> {
+            onPostgresAndRedis("concurrency", out, agents, common, jvm, p -> {
                 ConcurrencyBench b =
                         new ConcurrencyBench(p, "PostgreSQL + Redis", ladder, clients, latency, efficiency, timeout);
                 b.run();
@@ -356,6 +360,12 @@ public final class PlatformBenchmark {
      */
     static PlatformProcess platform(String name, Path out, Path agents, List<String> extraArgs, String heap)
             throws Exception {
+        return platform(name, out, agents, extraArgs, List.of("-Xms" + heap, "-Xmx" + heap));
+    }
+
+    /** {@link #platform(String, Path, Path, List, String)} with JVM options of its own instead of a heap. */
+    static PlatformProcess platform(String name, Path out, Path agents, List<String> extraArgs, List<String> jvmOptions)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of(
                 "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
                 "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
@@ -364,8 +374,7 @@ public final class PlatformBenchmark {
                 "--logging.level.dev.cadre=WARN"));
         args.addAll(extraArgs);
         long t0 = System.nanoTime();
-        PlatformProcess p = PlatformProcess.start(
-                name, PlatformProcess.freePort(), out, List.of("-Xms" + heap, "-Xmx" + heap), out, args);
+        PlatformProcess p = PlatformProcess.start(name, PlatformProcess.freePort(), out, jvmOptions, out, args);
         try {
             p.awaitHealthy(Duration.ofSeconds(300));
         } catch (AssertionError | InterruptedException e) {
