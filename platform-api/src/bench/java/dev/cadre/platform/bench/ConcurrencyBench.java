@@ -310,8 +310,8 @@ final class ConcurrencyBench {
     }
 
     /**
-     * Heap in use after a full GC of the platform ({@code jcmd PID GC.run}, from the JDK that runs
-     * the bench): live objects, not whatever garbage the last collection left.
+     * Live heap: what a full GC of the platform ({@code jcmd PID GC.run}, from the JDK that runs the
+     * bench) kept, not whatever garbage the last collection left.
      */
     private double liveHeapMb() throws Exception {
         Process gc = new ProcessBuilder(jcmd(), Long.toString(platform.pid()), "GC.run")
@@ -322,7 +322,11 @@ final class ConcurrencyBench {
             gc.destroyForcibly();
             return Double.NaN;
         }
-        return Measure.Scrape.of(admin).heapMb();
+        // What the full GC kept (old generation after it), not heap used at the scrape: the runs
+        // keep allocating between the GC and the scrape. Micrometer reads it from the GC's
+        // notification, which may come a moment after jcmd returns.
+        Thread.sleep(300);
+        return Measure.Scrape.of(admin).liveDataMb();
     }
 
     private void report() {

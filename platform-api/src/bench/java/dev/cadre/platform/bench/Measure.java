@@ -39,12 +39,14 @@ final class Measure {
 
     /**
      * The platform's metrics that the benchmarks follow, from one scrape of {@code
-     * /actuator/prometheus}: heap used in MB (all heap pools), live platform threads, the run
+     * /actuator/prometheus}: heap used in MB (all heap pools), the live data after the last full
+     * collection in MB ({@code jvm_gc_live_data_size_bytes}), live platform threads, the run
      * queue's gauges (NaN for a metric the scrape does not have), and {@code cadre_runs_total}: runs
      * that ended, by "agent status".
      */
     record Scrape(
             double heapMb,
+            double liveDataMb,
             double threads,
             double queued,
             double executing,
@@ -64,6 +66,7 @@ final class Measure {
 
         static Scrape of(Http admin) throws java.io.IOException, InterruptedException {
             double heap = 0;
+            double live = Double.NaN;
             double threads = Double.NaN;
             double queued = Double.NaN;
             double executing = Double.NaN;
@@ -72,6 +75,8 @@ final class Measure {
             for (String line : admin.get("/actuator/prometheus").body().split("\n")) {
                 if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
                     heap += value(line) / (1024 * 1024);
+                } else if (line.startsWith("jvm_gc_live_data_size_bytes ")) {
+                    live = value(line) / (1024 * 1024);
                 } else if (line.startsWith("jvm_threads_live_threads ")) {
                     threads = value(line);
                 } else if (line.startsWith("cadre_runs_queued ")) {
@@ -87,7 +92,7 @@ final class Measure {
                     }
                 }
             }
-            return new Scrape(heap, threads, queued, executing, age, ended);
+            return new Scrape(heap, live, threads, queued, executing, age, ended);
         }
 
         private static double value(String line) {
