@@ -119,22 +119,17 @@ final class ConcurrencyBench {
     }
 
     void run() throws Exception {
-        // JIT, connection and pool warm-up, discarded.
+        // JIT, connection and pool warm-up, discarded (but a platform stuck in it is reported).
         int warmup = Math.min(50, ladder[0]);
         System.out.println(Measure.fmt("[%s] warm-up: %d runs", label, warmup));
-        step(warmup);
+        if (attempt(warmup, "the warm-up") == null) {
+            report();
+            return;
+        }
         for (int n : ladder) {
             System.out.println(Measure.fmt("[%s] %d runs (load %.2f)", label, n, Measure.loadAverage()));
-            Step s;
-            try {
-                s = step(n);
-            } catch (Exception e) {
-                // With -XX:+ExitOnOutOfMemoryError an OOM ends the platform: that is a finding, not a
-                // reason to lose the steps measured before it.
-                String dump = platform.isAlive() ? threadDump() : "none, the platform exited";
-                aborted = Measure.fmt(
-                        "**Stops at N = %d**: %s (platform %s; thread dump: %s). Last log lines:%n%n```%n%s%n```",
-                        n, e, platform.isAlive() ? "still running" : "exited", dump, platform.logTail(15));
+            Step s = attempt(n, "N = " + n);
+            if (s == null) {
                 break;
             }
             steps.add(s);
@@ -148,6 +143,25 @@ final class ConcurrencyBench {
                     s.failures()));
         }
         report();
+    }
+
+    /**
+     * One step, or null with {@link #aborted} saying why it failed: with
+     * -XX:+ExitOnOutOfMemoryError an OOM ends the platform, and a platform that stopped answering
+     * gets its threads dumped; either is a finding, not a reason to lose the steps measured before.
+     */
+    private @Nullable Step attempt(int n, String what) {
+        try {
+            return step(n);
+        } catch (Exception e) {
+            boolean alive = platform.isAlive();
+            String dump = alive ? threadDump() : "none, the platform exited";
+            aborted = Measure.fmt(
+                    "**Stops at %s**: %s (platform %s; thread dump: %s). Last log lines:%n%n```%n%s%n```",
+                    what, e, alive ? "still running" : "exited", dump, platform.logTail(15));
+            System.out.println(aborted);
+            return null;
+        }
     }
 
     private Step step(int n) throws Exception {
