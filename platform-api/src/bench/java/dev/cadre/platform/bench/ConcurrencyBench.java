@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -99,6 +100,7 @@ final class ConcurrencyBench {
     private final Duration timeout;
     private final Http admin;
     private @Nullable String aborted;
+    private @Nullable ScheduledExecutorService sampler;
 
     ConcurrencyBench(
             PlatformProcess platform,
@@ -154,6 +156,9 @@ final class ConcurrencyBench {
         try {
             return step(n);
         } catch (Exception e) {
+            if (sampler != null) {
+                sampler.shutdownNow();
+            }
             boolean alive = platform.isAlive();
             String dump = alive ? threadDump() : "none, the platform exited";
             aborted = Measure.fmt(
@@ -173,7 +178,11 @@ final class ConcurrencyBench {
         long cpuBefore = Measure.cpuTicks(platform.pid());
 
         ConcurrentLinkedQueue<Sample> samples = new ConcurrentLinkedQueue<>();
-        var sampler = Executors.newSingleThreadScheduledExecutor();
+        // A daemon thread, and stopped when a step fails too: a leftover sampler kept the bench JVM
+        // (and Maven) running after a failed step.
+        var sampler = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("concurrency-sampler").factory());
+        this.sampler = sampler;
         sampler.scheduleAtFixedRate(
                 () -> {
                     try {
