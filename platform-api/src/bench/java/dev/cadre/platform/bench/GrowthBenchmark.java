@@ -48,7 +48,7 @@ public final class GrowthBenchmark {
      * deploy/k8s: a 1536Mi container with JAVA_TOOL_OPTIONS -XX:MaxRAMPercentage=75
      * -XX:+ExitOnOutOfMemoryError; MaxRAM stands in for the container limit outside a container.
      */
-    private static final String K8S_JVM = "-XX:MaxRAM=1536m -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError";
+    static final String K8S_JVM = "-XX:MaxRAM=1536m -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError";
 
     private record Endpoint(String name, String path) {}
 

@@ -44,14 +44,57 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Arguments ({@code -Dbench.args="..."}): {@code --quick} (2 runs of 2 s, a smoke test),
- * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm} (repeatable,
+ * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm|concurrency} (repeatable,
  * comma-separated; streaming, {@link StreamingBench}, and the alert storm, {@link StormBench}, run
  * only when named; the storm takes {@code --storm-notifications=N} (1000), {@code --storm-alerts=N}
- * (50), {@code --storm-seconds=N} (60) and {@code --storm-backends=h2,pg}).
+ * (50), {@code --storm-seconds=N} (60) and {@code --storm-backends=h2,pg}). {@code --only=concurrency}
+ * runs {@link ConcurrencyBench} (only when named) with {@code --concurrency-ladder=100,250,500,1000,2000},
+ * {@code --concurrency-backends=h2,pg}, {@code --concurrency-clients=16}, {@code
+ * --concurrency-latency-ms=2000}, {@code --concurrency-max-concurrent=} (the ladder's top), {@code
+ * --concurrency-efficiency=70} (per cent of linear growth from the first step) and {@code
+ * --concurrency-timeout-seconds=300}, the defaults shown.
  */
 public final class PlatformBenchmark {
 
     static final int CHAIN_WORKERS = 71;
+
+    /** The shipped Kubernetes container: 1536Mi, MaxRAMPercentage=75 (about 1.1 GB of heap). */
+    static final String KUBERNETES_HEAP = "1152m";
+
+    /** What a benchmark does with one started platform. */
+    interface OnPlatform {
+        void accept(PlatformProcess platform) throws Exception;
+    }
+
+    /**
+     * Starts the packaged jar on a fresh PostgreSQL schema and Redis prefix ({@code name}-bench),
+     * hands it to {@code body}, and drops the schema and the prefix's keys afterwards, whatever
+     * {@code body} did.
+     */
+    static void onPostgresAndRedis(
+            String name, Path out, Path agents, List<String> extraArgs, List<String> jvmOptions, OnPlatform body)
+            throws Exception {
+        ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema(name.replace('-', '_') + "_bench");
+        ExternalServices.Redis redisAddress = ExternalServices.redis();
+        String prefix = "cadre-" + name + "-bench-" + UUID.randomUUID();
+        RedisClient redis = RedisClient.create(redisAddress.uri());
+        try {
+            List<String> args = new ArrayList<>(extraArgs);
+            args.addAll(List.of(
+                    "--spring.datasource.url=" + schema.jdbcUrl(),
+                    "--spring.datasource.username=" + schema.user(),
+                    "--spring.datasource.password=" + schema.password(),
+                    "--cadre.redis.url=" + redisAddress.uri(),
+                    "--cadre.redis.prefix=" + prefix));
+            try (PlatformProcess p = platform(name + "-pg", out, agents, args, jvmOptions)) {
+                body.accept(p);
+            }
+        } finally {
+            cleanUp("Redis keys " + prefix, () -> TestRedis.deletePrefix(redis, prefix));
+            cleanUp("Redis client", redis::shutdown);
+            cleanUp("schema " + schema.schema(), schema::dropSchema);
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         List<String> options = Arrays.asList(args);
@@ -69,6 +112,7 @@ public final class PlatformBenchmark {
         // Streaming latency (docs/benchmarks/models.md) runs only when asked: --only=streaming.
         boolean streaming = only.contains("streaming");
         boolean storm = only.contains("storm");
+        boolean concurrency = only.contains("concurrency");
 
         Path out = Path.of("target", "bench").toAbsolutePath();
         Files.createDirectories(out);
@@ -93,6 +137,12 @@ public final class PlatformBenchmark {
             report.add("## Alert storm (docs/benchmarks/storm.md)");
             report.add("");
             report.addAll(storm(options, out));
+        }
+        if (concurrency) {
+            report.add("");
+            report.add("## Concurrent waiting runs on one instance (docs/benchmarks/concurrency.md)");
+            report.add("");
+            report.addAll(concurrency(options, out));
         }
         if (h2 || console) {
             // The embedded default exactly as `README` command one runs it: no datasource flag, the H2
@@ -129,12 +179,16 @@ public final class PlatformBenchmark {
             cpu.putAll(s.cpu);
         }
 
-        report.add("");
-        report.addAll(tables(results, runs));
-        report.add("");
-        report.add(
-                "| backend | run clients | platform CPU ms per completed run | bench-client CPU ms per run | per run (platform) |");
-        report.add("|---|---:|---:|---:|---|");
+        if (!results.isEmpty()) {
+            report.add("");
+            report.addAll(tables(results, runs));
+        }
+        if (!cpu.isEmpty()) {
+            report.add("");
+            report.add(
+                    "| backend | run clients | platform CPU ms per completed run | bench-client CPU ms per run | per run (platform) |");
+            report.add("|---|---:|---:|---:|---|");
+        }
         cpu.forEach((label, values) -> {
             StringBuilder per = new StringBuilder();
             values.forEach(v -> per.append(per.isEmpty() ? "" : ", ").append(Measure.fmt("%.1f", v[0])));
@@ -167,8 +221,7 @@ public final class PlatformBenchmark {
                 .toList();
         Path agents = out.resolve("storm-agents.yaml");
         Files.writeString(agents, StormBench.AGENTS_YAML);
-        // The shipped Kubernetes container: 1536Mi, MaxRAMPercentage=75 (about 1.1 GB of heap).
-        String heap = "1152m";
+        String heap = KUBERNETES_HEAP;
         List<String> common = List.of("--cadre.integrations.alertmanager.agent=" + StormBench.AGENT);
         List<String> lines = new ArrayList<>();
         if (backends.isEmpty() || backends.contains("h2")) {
@@ -181,28 +234,76 @@ public final class PlatformBenchmark {
             }
         }
         if (backends.isEmpty() || backends.contains("pg")) {
-            ExternalServices.Postgres schema = ExternalServices.postgres().freshSchema("storm_bench");
-            ExternalServices.Redis redisAddress = ExternalServices.redis();
-            String prefix = "cadre-storm-bench-" + UUID.randomUUID();
-            RedisClient redis = RedisClient.create(redisAddress.uri());
-            try {
-                List<String> args = new ArrayList<>(common);
-                args.addAll(List.of(
-                        "--spring.datasource.url=" + schema.jdbcUrl(),
-                        "--spring.datasource.username=" + schema.user(),
-                        "--spring.datasource.password=" + schema.password(),
-                        "--cadre.redis.url=" + redisAddress.uri(),
-                        "--cadre.redis.prefix=" + prefix));
-                try (PlatformProcess p = platform("storm-pg", out, agents, args, heap)) {
-                    StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
-                    b.run();
-                    lines.addAll(b.report);
-                }
-            } finally {
-                cleanUp("Redis keys " + prefix, () -> TestRedis.deletePrefix(redis, prefix));
-                cleanUp("Redis client", redis::shutdown);
-                cleanUp("schema " + schema.schema(), schema::dropSchema);
+            onPostgresAndRedis("storm", out, agents, common, List.of("-Xms" + heap, "-Xmx" + heap), p -> {
+                StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
+                b.run();
+                lines.addAll(b.report);
+            });
+        }
+        return lines;
+    }
+
+    /**
+     * How many concurrent runs one instance holds, each waiting on one model call: a ladder of N on
+     * the embedded default and on PostgreSQL + Redis, one fresh platform each, with the Kubernetes
+     * container's JVM settings and {@code cadre.runs.max-concurrent} raised to the ladder's top so that the platform, not
+     * its default cap of 32, is measured.
+     */
+    private static List<String> concurrency(List<String> options, Path out) throws Exception {
+        int[] ladder = options.stream()
+                .filter(o -> o.startsWith("--concurrency-ladder="))
+                .map(o -> Arrays.stream(o.substring(21).split(","))
+                        .mapToInt(Integer::parseInt)
+                        .toArray())
+                .findFirst()
+                .orElse(new int[] {100, 250, 500, 1000, 2000});
+        List<String> backends = options.stream()
+                .filter(o -> o.startsWith("--concurrency-backends="))
+                .flatMap(o -> Arrays.stream(o.substring(23).split(",")))
+                .toList();
+        int clients = intOption(options, "--concurrency-clients=", 16);
+        int latency = intOption(options, "--concurrency-latency-ms=", 2000);
+        int maxConcurrent = intOption(
+                options,
+                "--concurrency-max-concurrent=",
+                Arrays.stream(ladder).max().orElse(32));
+        // Per cent of linear growth from the ladder's first step below which a step no longer scales.
+        double efficiency = intOption(options, "--concurrency-efficiency=", 70) / 100.0;
+        Duration timeout = Duration.ofSeconds(intOption(options, "--concurrency-timeout-seconds=", 300));
+        Path agents = out.resolve("concurrency-agents.yaml");
+        Files.writeString(agents, ConcurrencyBench.agentsYaml(latency));
+        List<String> common = List.of("--cadre.runs.max-concurrent=" + maxConcurrent);
+        // The shipped container's JVM settings as GrowthBenchmark runs them: no -Xms, so RSS follows
+        // what the runs use, and an OOM ends the platform as it would in Kubernetes.
+        List<String> jvm = List.of(GrowthBenchmark.K8S_JVM.split(" "));
+        List<String> lines = new ArrayList<>();
+        lines.add(Measure.fmt(
+                "JVM %s (the Kubernetes container), cadre.runs.max-concurrent=%d (shipped default 32), ladder %s, %d clients,"
+                        + " threshold %.0f %% of linear growth from the first step.",
+                GrowthBenchmark.K8S_JVM, maxConcurrent, Arrays.toString(ladder), clients, efficiency * 100));
+        lines.add("");
+        if (backends.isEmpty() || backends.contains("h2")) {
+            deleteTree(out.resolve("data"));
+            try (PlatformProcess p = platform("concurrency-h2", out, agents, common, jvm)) {
+                ConcurrencyBench b = new ConcurrencyBench(
+                        p,
+                        "Embedded default (H2 file, in-process queue)",
+                        ladder,
+                        clients,
+                        latency,
+                        efficiency,
+                        timeout);
+                b.run();
+                lines.addAll(b.report);
             }
+        }
+        if (backends.isEmpty() || backends.contains("pg")) {
+            onPostgresAndRedis("concurrency", out, agents, common, jvm, p -> {
+                ConcurrencyBench b =
+                        new ConcurrencyBench(p, "PostgreSQL + Redis", ladder, clients, latency, efficiency, timeout);
+                b.run();
+                lines.addAll(b.report);
+            });
         }
         return lines;
     }
@@ -259,6 +360,12 @@ public final class PlatformBenchmark {
      */
     static PlatformProcess platform(String name, Path out, Path agents, List<String> extraArgs, String heap)
             throws Exception {
+        return platform(name, out, agents, extraArgs, List.of("-Xms" + heap, "-Xmx" + heap));
+    }
+
+    /** {@link #platform(String, Path, Path, List, String)} with JVM options of its own instead of a heap. */
+    static PlatformProcess platform(String name, Path out, Path agents, List<String> extraArgs, List<String> jvmOptions)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of(
                 "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
                 "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
@@ -267,8 +374,7 @@ public final class PlatformBenchmark {
                 "--logging.level.dev.cadre=WARN"));
         args.addAll(extraArgs);
         long t0 = System.nanoTime();
-        PlatformProcess p = PlatformProcess.start(
-                name, PlatformProcess.freePort(), out, List.of("-Xms" + heap, "-Xmx" + heap), out, args);
+        PlatformProcess p = PlatformProcess.start(name, PlatformProcess.freePort(), out, jvmOptions, out, args);
         try {
             p.awaitHealthy(Duration.ofSeconds(300));
         } catch (AssertionError | InterruptedException e) {

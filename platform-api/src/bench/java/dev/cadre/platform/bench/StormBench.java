@@ -3,8 +3,6 @@ package dev.cadre.platform.bench;
 import dev.cadre.memory.bench.ClosedLoop;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformProcess;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -133,7 +131,7 @@ final class StormBench {
         long settleStart = System.nanoTime();
         Map<String, String> runStatus = Map.of();
         while ((System.nanoTime() - settleStart) < Duration.ofMinutes(3).toNanos()) {
-            runStatus = runs(admin);
+            runStatus = runs(admin, AGENT);
             if (runStatus.values().stream()
                             .allMatch(s -> s.matches("completed|failed|canceled|rejected|input-required"))
                     && runStatus.size() >= alerts) {
@@ -236,8 +234,11 @@ final class StormBench {
                 "intake p99 ≤ 50 ms during the storm",
                 Measure.fmt(
                         "p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
-                        pct(micros, 0.50), pct(micros, 0.90), pct(micros, 0.99), pct(micros, 1.0)),
-                pct(micros, 0.99) <= 50);
+                        Measure.percentileMs(micros, 0.50),
+                        Measure.percentileMs(micros, 0.90),
+                        Measure.percentileMs(micros, 0.99),
+                        Measure.percentileMs(micros, 1.0)),
+                Measure.percentileMs(micros, 0.99) <= 50);
         row(
                 "every triage run finished or waiting for a human ≤ 3 min after the storm",
                 Measure.fmt("after %.1f s: %s", settleSeconds, byStatus),
@@ -260,14 +261,6 @@ final class StormBench {
 
     private void row(String target, String measured, boolean met) {
         report.add("| " + target + " | " + measured + " | " + (met ? "yes" : "**no**") + " |");
-    }
-
-    private static double pct(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int i = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
-        return sorted[Math.max(0, i)] / 1e3;
     }
 
     /**
@@ -334,13 +327,13 @@ final class StormBench {
         }
     }
 
-    /** Run id → status of every run of the triage agent. */
-    private static Map<String, String> runs(Http admin) throws Exception {
+    /** Run id → status of every run of {@code agent}, through the runs list (500 a page). */
+    static Map<String, String> runs(Http admin, String agent) throws Exception {
         Map<String, String> out = new ConcurrentHashMap<>();
         String cursor = null;
         do {
             JsonNode page = admin.get(
-                            "/api/v1/runs?agent=" + AGENT + "&limit=500" + (cursor == null ? "" : "&cursor=" + cursor))
+                            "/api/v1/runs?agent=" + agent + "&limit=500" + (cursor == null ? "" : "&cursor=" + cursor))
                     .json();
             page.path("items")
                     .forEach(
@@ -352,27 +345,11 @@ final class StormBench {
 
     /** [seconds, RSS MB, heap used MB, queued runs, oldest queued run's age in s]. */
     private double[] sample(Http admin, double at) {
-        double rss = 0;
+        double rss = Measure.rssMb(platform.pid());
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + platform.pid() + "/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    rss = Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
-                }
-            }
-            String scrape = admin.get("/actuator/prometheus").body();
-            double heap = 0;
-            double queued = 0;
-            double age = 0;
-            for (String line : scrape.split("\n")) {
-                if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
-                    heap += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) / (1024 * 1024);
-                } else if (line.startsWith("cadre_runs_queued ")) {
-                    queued = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                } else if (line.startsWith("cadre_runs_oldest_submitted_age_seconds ")) {
-                    age = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                }
-            }
-            return new double[] {at, rss, heap, queued, age};
+            Measure.Scrape m = Measure.Scrape.of(admin);
+            return new double[] {at, rss, m.heapMb(), Measure.orZero(m.queued()), Measure.orZero(m.oldestSubmittedAge())
+            };
         } catch (Exception e) {
             return new double[] {at, rss, 0, 0, 0};
         }
