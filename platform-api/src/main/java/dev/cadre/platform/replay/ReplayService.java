@@ -5,6 +5,7 @@ import dev.cadre.platform.agents.AgentConfigException;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.Actor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,7 +26,6 @@ import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.cadre.platform.security.Actor;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -155,8 +155,8 @@ public final class ReplayService implements AutoCloseable {
         }
         String id = "rpl_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
         Instant now = clock.instant();
-        store.insert(
-                new ReplayStore.Row(id, suite, label, team, "running", actor.name(), now, null, parsed.size(), null, null));
+        store.insert(new ReplayStore.Row(
+                id, suite, label, team, "running", actor.name(), now, null, parsed.size(), null, null));
         CandidateTeams.Team loaded = candidate ? teams.register(id, catalog) : null;
         audit.record(actor.name(), "replay.start", id, "suite=" + suite + " team=" + team + " cases=" + parsed.size());
         for (int i = 0; i < parsed.size(); i++) {
