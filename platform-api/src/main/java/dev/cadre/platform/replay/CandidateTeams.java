@@ -33,11 +33,21 @@ final class CandidateTeams implements AutoCloseable {
     }
 
     /**
-     * Loads the team at {@code path} (a YAML file, or a directory whose {@code *.yaml} are one team);
-     * throws {@link dev.cadre.platform.agents.AgentConfigException} or {@link IllegalArgumentException}.
+     * Loads the team at {@code path} (a YAML file, or a directory whose {@code *.yaml} are one team, or
+     * several of them separated by commas, loaded together as one team: e.g. the shipped host team beside
+     * a changed Kubernetes team, so one suite of both teams' cases replays against it); throws {@link
+     * dev.cadre.platform.agents.AgentConfigException} or {@link IllegalArgumentException}.
      */
     AgentCatalog load(String path) {
-        return loader.load(List.of(location(path)));
+        return loader.load(parts(path).stream().map(CandidateTeams::location).toList());
+    }
+
+    /** The paths of a team value: one, or several separated by commas. */
+    static List<String> parts(String path) {
+        return java.util.Arrays.stream(path.split(","))
+                .map(String::strip)
+                .filter(p -> !p.isEmpty())
+                .toList();
     }
 
     /** The candidate team of {@code replayId}, loaded from {@code path} the first time it is asked. */

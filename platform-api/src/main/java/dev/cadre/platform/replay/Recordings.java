@@ -87,6 +87,26 @@ public final class Recordings {
         return java.util.Optional.of(hits.get(Math.min(n, hits.size() - 1)));
     }
 
+    /**
+     * The name a recorded denial of {@code tool} with {@code arguments} gave its rejecter (the recorded
+     * output the model read: {@code "comment":"rejected by NAME: ..."}), or empty when the recording has
+     * no such denial. A replay's rejection names the same person, so the model reads the recorded text.
+     */
+    public synchronized java.util.Optional<String> rejecter(String tool, JsonNode arguments) {
+        for (IncidentCase.Call call : exact.getOrDefault(key(tool, arguments, Set.of()), List.of())) {
+            if (call.status().equals("denied")) {
+                java.util.regex.Matcher m = REJECTED_BY.matcher(call.output());
+                if (m.find()) {
+                    return java.util.Optional.of(m.group(1));
+                }
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static final java.util.regex.Pattern REJECTED_BY =
+            java.util.regex.Pattern.compile("\"comment\":\"rejected by ([^\":\\\\]{1,200}): ");
+
     /** The calls that found no recording so far, in order. */
     public synchronized List<String> deviations() {
         return List.copyOf(deviations);
@@ -99,12 +119,47 @@ public final class Recordings {
     }
 
     private static String key(String tool, JsonNode arguments, Set<String> without) {
-        JsonNode args = arguments;
-        if (!without.isEmpty() && arguments instanceof ObjectNode o) {
-            ObjectNode copy = o.deepCopy();
-            copy.remove(without);
-            args = copy;
+        JsonNode args = jsonTextsCanonical(arguments.deepCopy());
+        if (!without.isEmpty() && args instanceof ObjectNode o) {
+            o.remove(without);
         }
         return tool + " " + CanonicalJson.write(args);
     }
+
+    /**
+     * {@code node} with every string argument that holds a JSON object or array replaced by that JSON's
+     * canonical text: such a text is compared by its content, not its spacing. The stored events (so the
+     * case) hold such a string compact while the live call may space it (e.g. {@code ask_human}'s
+     * {@code context} as a scripted model writes it), and the approval request of the same call would
+     * otherwise find no recorded decision.
+     */
+    private static JsonNode jsonTextsCanonical(JsonNode node) {
+        if (node instanceof ObjectNode o) {
+            for (String name : List.copyOf(o.propertyNames())) {
+                o.set(name, jsonTextsCanonical(o.get(name)));
+            }
+            return o;
+        }
+        if (node instanceof tools.jackson.databind.node.ArrayNode a) {
+            for (int i = 0; i < a.size(); i++) {
+                a.set(i, jsonTextsCanonical(a.get(i)));
+            }
+            return a;
+        }
+        if (node.isString()) {
+            String text = node.asString().strip();
+            if ((text.startsWith("{") && text.endsWith("}")) || (text.startsWith("[") && text.endsWith("]"))) {
+                try {
+                    return tools.jackson.databind.node.JsonNodeFactory.instance.stringNode(
+                            CanonicalJson.write(JSON.readTree(text)));
+                } catch (tools.jackson.core.JacksonException e) {
+                    return node; // not JSON after all: compared as it is
+                }
+            }
+        }
+        return node;
+    }
+
+    private static final tools.jackson.databind.json.JsonMapper JSON =
+            tools.jackson.databind.json.JsonMapper.builder().build();
 }

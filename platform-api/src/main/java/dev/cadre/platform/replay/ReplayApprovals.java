@@ -19,7 +19,10 @@ final class ReplayApprovals implements ApprovalGuard {
     /** The comment of a rejection a replay answers when the case recorded no decision. */
     static final String NO_DECISION = "no recorded decision";
 
-    /** Who the events say decided: the recording, never a person or key. */
+    /**
+     * Who the events say decided: the recording, never a person or key -- except a rejection whose
+     * recorded denial named its rejecter (see {@link Recordings#rejecter}).
+     */
     static final String DECIDER = "replay";
 
     private final ReplayRuns replays;
@@ -44,7 +47,14 @@ final class ReplayApprovals implements ApprovalGuard {
                     case "approved", "approved_with_edits" -> new ApprovalDecision.Approved(DECIDER);
                     case "aborted" -> new ApprovalDecision.Aborted(comment(d), DECIDER);
                     case "expired" -> new ApprovalDecision.Expired();
-                    default -> new ApprovalDecision.Rejected(comment(d), DECIDER);
+                    // Named as the recorded denial named its rejecter: the model reads the very text the
+                    // recorded run read ("rejected by <operator>: <comment>") and passes it on unchanged.
+                    default ->
+                        new ApprovalDecision.Rejected(
+                                comment(d),
+                                recordings
+                                        .rejecter(request.tool(), request.arguments())
+                                        .orElse(DECIDER));
                 })
                 .orElseGet(() -> new ApprovalDecision.Rejected(NO_DECISION, DECIDER));
         return CompletableFuture.completedFuture(decision);

@@ -26,8 +26,10 @@ public final class ReplayCli {
 
     static final String USAGE = """
             usage: java -jar cadre.jar replay --suite DIR|CASE.yaml [--suite ...] --candidate TEAM [options]
-              --baseline TEAM              the team to compare with (default: the platform's built-in teams)
-              --candidate TEAM             the changed team; TEAM is a team YAML or a directory of them
+              --baseline TEAM              the team to compare with (default: builtin)
+              --candidate TEAM             the changed team; TEAM is a team YAML, a directory of them,
+                                             several of them separated by commas (one team), or
+                                             builtin: the platform's built-in teams (host and Kubernetes)
               --threshold NAME=VALUE       how much worse a case may get before it is a regression:
                                              recall=0 red-herrings=0 missed-actions=0 deviations=0
                                              (absolute), turns=0.5 tokens=0.5 cost=0.5 (relative increase)
@@ -35,6 +37,9 @@ public final class ReplayCli {
               --timeout DURATION           how long each team's replay may take (default 30m)
             exit code: 0 no regression, 1 regression, 2 bad input
             """;
+
+    /** The team value naming the platform's built-in teams (classpath {@code agents/*.yaml}). */
+    static final String BUILTIN = "builtin";
 
     /** Default thresholds: nothing found may get worse; turns, tokens and cost may grow by half. */
     static final Map<String, Double> THRESHOLDS = Map.of(
@@ -81,8 +86,8 @@ public final class ReplayCli {
                 String v = args[++i];
                 switch (a) {
                     case "--suite" -> suites.add(Path.of(v));
-                    case "--baseline" -> baseline = v;
-                    case "--candidate" -> candidate = v;
+                    case "--baseline" -> baseline = team(v);
+                    case "--candidate" -> candidate = team(v);
                     case "--label" -> label = v;
                     case "--timeout" -> timeout = org.springframework.boot.convert.DurationStyle.detectAndParse(v);
                     case "--threshold" -> {
@@ -124,8 +129,13 @@ public final class ReplayCli {
             return bad(suites + ": no case files (*.yaml)");
         }
         for (String team : List.of(baseline, candidate)) {
-            if (!team.equals(CandidateTeams.RUNNING) && !Files.exists(Path.of(team))) {
-                return bad(team + ": no such team file or directory");
+            if (team.equals(CandidateTeams.RUNNING)) {
+                continue;
+            }
+            for (String part : CandidateTeams.parts(team)) {
+                if (!Files.exists(Path.of(part))) {
+                    return bad(part + ": no such team file or directory");
+                }
             }
         }
         // The format first, without a platform: a wrong field fails fast, naming its file.
@@ -143,8 +153,13 @@ public final class ReplayCli {
             return 2;
         }
         String suiteName = suiteName(suites);
-        String candidateLabel =
-                label != null ? label : String.valueOf(Path.of(candidate).getFileName());
+        String candidateLabel = label != null
+                ? label
+                : candidate.equals(CandidateTeams.RUNNING)
+                        ? BUILTIN
+                        : CandidateTeams.parts(candidate).stream()
+                                .map(p -> String.valueOf(Path.of(p).getFileName()))
+                                .collect(java.util.stream.Collectors.joining("+"));
         try (ConfigurableApplicationContext context = start()) {
             ReplayService service = context.getBean(ReplayService.class);
             ReplayService.Replay base = replay(service, suiteName, "baseline", cases, baseline, timeout);
@@ -203,7 +218,11 @@ public final class ReplayCli {
     private ConfigurableApplicationContext start() {
         List<String> args = List.of(
                 "--spring.datasource.url=jdbc:h2:mem:cadre-replay-" + UUID.randomUUID()
-                        + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+                        + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH"
+                        // A suite's runs end together and add to the same statistics rows; H2's default
+                        // lock wait (1s) failed a run's ending on a loaded machine (the run then never
+                        // ended and the replay waited out --timeout).
+                        + ";LOCK_TIMEOUT=60000",
                 "--spring.datasource.username=sa",
                 "--spring.datasource.password=",
                 "--server.port=0",
@@ -246,6 +265,11 @@ public final class ReplayCli {
                 ? first.getFileName()
                 : first.getParent().getFileName();
         return name == null ? "suite" : name.toString();
+    }
+
+    /** The built-in teams are named {@code builtin} (or {@code running}, as over REST). */
+    private static String team(String value) {
+        return value.equals(BUILTIN) ? CandidateTeams.RUNNING : value;
     }
 
     private int usage(String problem) {

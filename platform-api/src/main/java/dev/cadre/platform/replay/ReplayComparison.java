@@ -114,8 +114,11 @@ final class ReplayComparison {
                     String.format(Locale.ROOT, "%.4f→%.4f", bs.cost(), cs.cost()),
                     String.format(
                             Locale.ROOT,
-                            "%d regression(s); time in runs %.1fs→%.1fs",
+                            // Precision has no column (it moves with recall in most changes); the suite's is here.
+                            "%d regression(s); precision %.2f→%.2f; time in runs %.1fs→%.1fs",
                             regressions.size(),
+                            bs.precision(),
+                            cs.precision(),
                             bs.duration().toMillis() / 1000.0,
                             cs.duration().toMillis() / 1000.0));
         }

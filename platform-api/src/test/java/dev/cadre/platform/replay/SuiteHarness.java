@@ -60,13 +60,22 @@ abstract class SuiteHarness {
     static final Path KUBECONFIG;
     static final Path RUNBOOKS;
     static final HttpServer WEBHOOK;
+    /** The file clear-tmp-cache.sh touches in {@link #RUNBOOKS} when it runs. */
+    static final String RUNBOOK_MARKER = "clear-tmp-cache.ran";
+    /** The paths of every request the notify/escalation webhook received. */
+    static final List<String> HOOKED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     static {
         try {
             KUBECONFIG = MOCK.writeKubeconfig(Files.createTempDirectory("cadre-suite-kubeconfig"));
             RUNBOOKS = Files.createTempDirectory("cadre-suite-runbooks");
             Path script = RUNBOOKS.resolve("clear-tmp-cache.sh");
-            Files.writeString(script, "#!/bin/sh\necho \"cleared (minutes=$RUNBOOK_OLDER_THAN_MINUTES)\"\n");
+            // The marker file says the runbook really ran (a replay must never leave it); it prints nothing, so
+            // the recorded output is unchanged.
+            Files.writeString(
+                    script,
+                    "#!/bin/sh\ntouch '" + RUNBOOKS.resolve(RUNBOOK_MARKER) + "'\n"
+                            + "echo \"cleared (minutes=$RUNBOOK_OLDER_THAN_MINUTES)\"\n");
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
             Files.writeString(
                     RUNBOOKS.resolve("clear-tmp-cache.yaml"),
@@ -75,6 +84,7 @@ abstract class SuiteHarness {
                             + "  dry_run: {type: boolean, default: true}\n");
             WEBHOOK = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             WEBHOOK.createContext("/", exchange -> {
+                HOOKED.add(exchange.getRequestURI().getPath());
                 exchange.getRequestBody().readAllBytes();
                 exchange.sendResponseHeaders(204, -1);
                 exchange.close();
@@ -182,6 +192,17 @@ abstract class SuiteHarness {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A fresh world set up as the named scenario sets it (incidents resolved, cluster and host reset). */
+    void arrange(String scenario) {
+        reset();
+        ShippedSuite.scenarios().stream()
+                .filter(s -> s.name().equals(scenario))
+                .findFirst()
+                .orElseThrow()
+                .arrange()
+                .accept(new ShippedSuite.World(host, cluster));
     }
 
     private void reset() {
