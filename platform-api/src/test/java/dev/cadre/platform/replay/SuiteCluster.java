@@ -4,7 +4,6 @@ import dev.cadre.platform.tools.kubernetes.KubernetesMock;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -187,38 +186,7 @@ final class SuiteCluster {
                         .endLastState();
             }
         }
-        mock.client()
-                .pods()
-                .inNamespace(NS)
-                .resource(new PodBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withNamespace(NS)
-                        .addToLabels("app", app)
-                        .addNewOwnerReference()
-                        .withApiVersion("apps/v1")
-                        .withKind("ReplicaSet")
-                        .withName(owner)
-                        .withController(true)
-                        .endOwnerReference()
-                        .endMetadata()
-                        .withNewSpec()
-                        .withNodeName("node-1")
-                        .withContainers(new ContainerBuilder()
-                                .withName("app")
-                                .withImage(image)
-                                .build())
-                        .endSpec()
-                        .withNewStatus()
-                        .withPhase("Running")
-                        .addNewCondition()
-                        .withType("Ready")
-                        .withStatus(ready ? "True" : "False")
-                        .endCondition()
-                        .withContainerStatuses(status.build())
-                        .endStatus()
-                        .build())
-                .create();
+        mock.storePod(name, app, owner, image, ready, status.build());
     }
 
     /** An event about pod {@code pod}. */

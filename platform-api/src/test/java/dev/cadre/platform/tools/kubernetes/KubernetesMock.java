@@ -1,6 +1,7 @@
 package dev.cadre.platform.tools.kubernetes;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -328,6 +329,11 @@ public final class KubernetesMock implements AutoCloseable {
                     .endTerminated()
                     .endLastState();
         }
+        storePod(name, app, owner, image, healthy, status.build());
+    }
+
+    /** Stores pod {@code name} of ReplicaSet {@code owner} on node-1, Running, with one container status. */
+    public void storePod(String name, String app, String owner, String image, boolean ready, ContainerStatus status) {
         client.pods()
                 .inNamespace(NS)
                 .resource(new PodBuilder()
@@ -353,9 +359,9 @@ public final class KubernetesMock implements AutoCloseable {
                         .withPhase("Running")
                         .addNewCondition()
                         .withType("Ready")
-                        .withStatus(healthy ? "True" : "False")
+                        .withStatus(ready ? "True" : "False")
                         .endCondition()
-                        .withContainerStatuses(status.build())
+                        .withContainerStatuses(status)
                         .endStatus()
                         .build())
                 .create();
