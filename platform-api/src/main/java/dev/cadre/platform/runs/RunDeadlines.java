@@ -73,11 +73,10 @@ public final class RunDeadlines implements AutoCloseable {
                 return false;
             }
             Failure failure = RunExecutor.deadlineFailure(run);
-            if (!store.expire(run, staleOwner, failure.category().name(), failure.code(), failure.message())) {
+            if (!executor.expire(run, staleOwner, failure)) {
                 return false;
             }
             queue.remove(runId, run.priority());
-            executor.failedWithoutExecuting(run, failure);
             return true;
         } catch (RuntimeException e) {
             // The sweep tries again.

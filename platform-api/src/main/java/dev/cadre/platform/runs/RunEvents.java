@@ -238,8 +238,9 @@ public class RunEvents {
     /**
      * Stores a run's ending: {@code end} is given the insertion of {@code held} (numbered after every
      * event stored so far) and runs it in the transaction that also stores the terminal status; it
-     * answers whether that transaction committed the ending. A database outage is ridden out as for
-     * any event ({@code cadre.runs.event-store-retry}); any other failure propagates with nothing stored.
+     * answers whether that transaction committed the ending. A database outage or a transient failure
+     * (a lock timeout, a deadlock) is ridden out for up to {@code cadre.runs.event-store-retry}; any
+     * other failure propagates with nothing stored.
      */
     public boolean appendEnding(String runId, List<Held> held, java.util.function.Predicate<Runnable> end) {
         AtomicLong counter = sequences.computeIfAbsent(runId, id -> new AtomicLong(maxSeq(id)));
@@ -261,8 +262,20 @@ public class RunEvents {
                     ended = end.test(insertAll);
                     break;
                 } catch (RuntimeException e) {
-                    if (!StorageUnavailable.causedBy(e) || System.nanoTime() + pauseMillis * 1_000_000 > deadline) {
+                    // The transaction rolled back whole, so trying it again is safe: an outage, or a
+                    // lock the ending waited for too long (H2's LOCK_TIMEOUT on a busy rollup row, a
+                    // deadlock victim on PostgreSQL) — the run's outcome is known and must not be lost.
+                    boolean transientFailure = StorageUnavailable.causedBy(e)
+                            || e instanceof org.springframework.dao.TransientDataAccessException;
+                    if (!transientFailure || System.nanoTime() + pauseMillis * 1_000_000 > deadline) {
                         throw e;
+                    }
+                    if (pauseMillis == 100) {
+                        log.warn(
+                                "Ending of run {} not stored yet ({}); trying again for up to {}",
+                                runId,
+                                e.getMessage(),
+                                storeRetry);
                     }
                     try {
                         Thread.sleep(pauseMillis);

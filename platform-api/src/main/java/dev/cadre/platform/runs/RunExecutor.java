@@ -458,37 +458,62 @@ public final class RunExecutor {
         return active.size();
     }
 
-    /** Ends a run that could not execute at all. */
+    /** Ends a run that could not execute at all: its {@code error} event and status as one fact. */
     public void fail(RunRecord run, Failure failure) {
-        if (store.finish(
-                null,
+        boolean ended = events.appendEnding(
                 run.id(),
-                RunStatus.FAILED,
-                null,
-                failure.category().name(),
-                failure.code(),
-                failure.message(),
-                null,
-                null,
-                run.inputTokens(),
-                run.outputTokens(),
-                run.iterations())) {
+                List.of(errorEvent(run, failure)),
+                storeEvents -> store.finishWithEnding(
+                        null,
+                        run.id(),
+                        "error",
+                        storeEvents,
+                        RunStatus.FAILED,
+                        null,
+                        failure.category().name(),
+                        failure.code(),
+                        failure.message(),
+                        null,
+                        null,
+                        run.inputTokens(),
+                        run.outputTokens(),
+                        run.iterations()));
+        if (ended) {
             failedWithoutExecuting(run, failure);
         }
     }
 
     /**
-     * What follows a run ended failed without executing here (it could not start, or its deadline
-     * passed while it waited): its error event, its pending approvals dropped, and the listeners told,
-     * so it counts in {@code cadre_runs_total} like any failed run.
+     * Fails a run past its deadline that nobody executes (no live lease, or only {@code staleOwner}'s),
+     * its {@code error} event and status as one fact; true when this call ended it.
      */
-    void failedWithoutExecuting(RunRecord run, Failure failure) {
+    boolean expire(RunRecord run, @Nullable String staleOwner, Failure failure) {
+        boolean ended = events.appendEnding(
+                run.id(),
+                List.of(errorEvent(run, failure)),
+                storeEvents -> store.expireWithEnding(
+                        run, staleOwner, failure.category().name(), failure.code(), failure.message(), storeEvents));
+        if (ended) {
+            failedWithoutExecuting(run, failure);
+        }
+        return ended;
+    }
+
+    private RunEvents.Held errorEvent(RunRecord run, Failure failure) {
         ObjectNode data = JsonNodeFactory.instance.objectNode();
         data.put("type", "error");
         data.put("runId", run.id());
         data.put("status", "failed");
         EventJson.putFailure(data, failure);
-        events.append(run.id(), "error", true, run.id(), null, data, java.time.Instant.now());
+        return new RunEvents.Held("error", true, run.id(), null, data, java.time.Instant.now());
+    }
+
+    /**
+     * What follows a run ended failed without executing here (it could not start, or its deadline
+     * passed while it waited), after its ending was stored: its pending approvals dropped, and the
+     * listeners told, so it counts in {@code cadre_runs_total} like any failed run.
+     */
+    private void failedWithoutExecuting(RunRecord run, Failure failure) {
         approvals.cancelPendingOfRun(run.id(), "run failed: " + failure.message());
         log.warn("Run {} failed before executing: {}", run.id(), failure.message());
         var status = failure.category() == FailureCategory.TIMEOUT_ERROR
@@ -514,8 +539,12 @@ public final class RunExecutor {
         return text == null || text.isBlank() ? reason : reason + "\n\n" + text;
     }
 
-    /** The {@code done} event of a run ended completed with {@code reason} while nobody executed it here. */
-    void endedWithoutExecuting(RunRecord run, String reason) {
+    /**
+     * Ends {@code completed} with {@code reason} a waiting run nobody executes here (interrupted, or
+     * waiting on another instance): its {@code done} event and status as one fact; true when this
+     * call ended it.
+     */
+    boolean endWithoutExecuting(RunRecord run, String reason) {
         ObjectNode data = JsonNodeFactory.instance.objectNode();
         data.put("type", "done");
         data.put("runId", run.id());
@@ -524,8 +553,24 @@ public final class RunExecutor {
         data.put("agent", run.agent());
         data.put("text", reason);
         data.put("iterations", run.iterations());
-        events.append(run.id(), "done", true, run.id(), null, data, java.time.Instant.now());
-        events.signal();
+        return events.appendEnding(
+                run.id(),
+                List.of(new RunEvents.Held("done", true, run.id(), null, data, java.time.Instant.now())),
+                storeEvents -> store.finishWithEnding(
+                        null,
+                        run.id(),
+                        "done",
+                        storeEvents,
+                        RunStatus.COMPLETED,
+                        reason,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        run.inputTokens(),
+                        run.outputTokens(),
+                        run.iterations()));
     }
 
     /** Why a run past its deadline failed. */
@@ -560,38 +605,53 @@ public final class RunExecutor {
         outcome.toolsCalled().forEach(tools::add);
         List<RunEvents.Held> held = ending.events();
         String subagents = subagentsJson(outcome.subagents()).toString();
-        boolean recorded = held.isEmpty()
-                ? store.finish(
-                        lease,
-                        run.id(),
-                        status,
-                        ended ? endedResult(reason, outcome) : outcome.finalText(),
-                        f == null ? null : f.category().name(),
-                        f == null ? null : f.code(),
-                        f == null ? null : f.message(),
-                        subagents,
-                        tools.toString(),
-                        outcome.usage().inputTokens(),
-                        outcome.usage().outputTokens(),
-                        outcome.iterations())
-                : events.appendEnding(
-                        run.id(),
-                        held,
-                        storeEvents -> store.finishWithEnding(
-                                lease,
-                                run.id(),
-                                ending.type(),
-                                storeEvents,
-                                status,
-                                ended ? endedResult(reason, outcome) : outcome.finalText(),
-                                f == null ? null : f.category().name(),
-                                f == null ? null : f.code(),
-                                f == null ? null : f.message(),
-                                subagents,
-                                tools.toString(),
-                                outcome.usage().inputTokens(),
-                                outcome.usage().outputTokens(),
-                                outcome.iterations()));
+        String result = ended ? endedResult(reason, outcome) : outcome.finalText();
+        boolean recorded;
+        try {
+            // Through appendEnding even without held events: its retries ride out an outage or a
+            // lock timeout, so a run whose outcome is known is not left working for recovery to
+            // run its last model turn again.
+            recorded = events.appendEnding(
+                    run.id(),
+                    held,
+                    storeEvents -> held.isEmpty()
+                            ? store.finish(
+                                    lease,
+                                    run.id(),
+                                    status,
+                                    result,
+                                    f == null ? null : f.category().name(),
+                                    f == null ? null : f.code(),
+                                    f == null ? null : f.message(),
+                                    subagents,
+                                    tools.toString(),
+                                    outcome.usage().inputTokens(),
+                                    outcome.usage().outputTokens(),
+                                    outcome.iterations())
+                            : store.finishWithEnding(
+                                    lease,
+                                    run.id(),
+                                    ending.type(),
+                                    storeEvents,
+                                    status,
+                                    result,
+                                    f == null ? null : f.category().name(),
+                                    f == null ? null : f.code(),
+                                    f == null ? null : f.message(),
+                                    subagents,
+                                    tools.toString(),
+                                    outcome.usage().inputTokens(),
+                                    outcome.usage().outputTokens(),
+                                    outcome.iterations()));
+        } catch (RuntimeException e) {
+            log.error(
+                    "Run {} ended {} but its ending could not be stored; it stays live and is resumed from its"
+                            + " last checkpoint once its lease expires (its last model turn runs again)",
+                    run.id(),
+                    status.wire(),
+                    e);
+            return;
+        }
         if (!recorded && !held.isEmpty()) {
             ending.refused();
         }

@@ -379,21 +379,7 @@ public final class RunService {
         if (!executor.endLocal(id, reason)) {
             // Interrupted, or waiting on another instance (whose heartbeat sees the run ended and
             // stops it there): end it here.
-            if (store.finish(
-                    null,
-                    id,
-                    RunStatus.COMPLETED,
-                    reason,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    run.inputTokens(),
-                    run.outputTokens(),
-                    run.iterations())) {
-                executor.endedWithoutExecuting(run, reason);
-            }
+            executor.endWithoutExecuting(run, reason);
         }
         approvals.supersedePendingOfRun(id, reason, actor);
         log.info("Run {} ({}) ended: {}", id, run.agent(), reason);

@@ -415,6 +415,50 @@ public class RunStore implements AgentRunHistory {
             long inputTokens,
             long outputTokens,
             int iterations) {
+        return withEnding(
+                id,
+                endingType,
+                storeEvents,
+                () -> finish(
+                        lease,
+                        id,
+                        status,
+                        result,
+                        failureCategory,
+                        failureCode,
+                        failureMessage,
+                        subagentsJson,
+                        toolsCalledJson,
+                        inputTokens,
+                        outputTokens,
+                        iterations));
+    }
+
+    /**
+     * {@link #expire} with the run's {@code error} event ({@code storeEvents}) in the same
+     * transaction, as {@link #finishWithEnding} stores any ending: a crash leaves both or neither.
+     */
+    public boolean expireWithEnding(
+            RunRecord run,
+            @Nullable String staleOwner,
+            String failureCategory,
+            String failureCode,
+            String failureMessage,
+            Runnable storeEvents) {
+        return withEnding(
+                run.id(),
+                "error",
+                storeEvents,
+                () -> expire(run, staleOwner, failureCategory, failureCode, failureMessage));
+    }
+
+    /**
+     * One transaction: the run's one ending row (its primary key refuses a second, ever), its events,
+     * then {@code finish} (the guarded terminal update, true when it matched); rolled back whole when
+     * the run already ended or the guard did not match.
+     */
+    private boolean withEnding(
+            String id, String endingType, Runnable storeEvents, java.util.function.BooleanSupplier finish) {
         return Boolean.TRUE.equals(transactions.execute(tx -> {
             try {
                 jdbc.sql("INSERT INTO cadre_run_ending (run_id, type, at) VALUES (?, ?, ?)")
@@ -426,19 +470,7 @@ public class RunStore implements AgentRunHistory {
             }
             storeEvents.run();
             faults.betweenEventsAndStatus(id);
-            boolean ended = finish(
-                    lease,
-                    id,
-                    status,
-                    result,
-                    failureCategory,
-                    failureCode,
-                    failureMessage,
-                    subagentsJson,
-                    toolsCalledJson,
-                    inputTokens,
-                    outputTokens,
-                    iterations);
+            boolean ended = finish.getAsBoolean();
             if (!ended) {
                 tx.setRollbackOnly();
             }

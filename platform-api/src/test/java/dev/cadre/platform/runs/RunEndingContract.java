@@ -33,8 +33,19 @@ abstract class RunEndingContract {
         final java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
         final AtomicReference<String> crashed = new AtomicReference<>();
 
+        /** Transient failures still to inject (a lock timeout), each rolling the ending back once. */
+        final java.util.concurrent.atomic.AtomicInteger lockTimeouts = new java.util.concurrent.atomic.AtomicInteger();
+
+        final java.util.concurrent.atomic.AtomicInteger lockTimeoutsThrown =
+                new java.util.concurrent.atomic.AtomicInteger();
+
         @Override
         public void betweenEventsAndStatus(String runId) {
+            if (lockTimeouts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                lockTimeoutsThrown.incrementAndGet();
+                throw new org.springframework.dao.CannotAcquireLockException(
+                        "injected: Timeout trying to lock table cadre_rollup_run (run " + runId + ")");
+            }
             if (armed.compareAndSet(true, false)) {
                 crashed.set(runId);
                 throw new IllegalStateException("injected crash between the done event and the status of " + runId);
@@ -70,6 +81,12 @@ abstract class RunEndingContract {
 
     @Autowired
     AgentCatalog catalog;
+
+    @Autowired
+    RunDeadlines deadlines;
+
+    @Autowired
+    org.springframework.jdbc.core.simple.JdbcClient jdbc;
 
     private List<ModelRequest> modelCalls(String runId) {
         return catalog.scripted().orElseThrow().requestsOf("ender").stream()
@@ -171,5 +188,86 @@ abstract class RunEndingContract {
         assertThat(ended.get("result").asString()).isEqualTo("final answer");
         assertThat(count(mainEvents(runId), "done")).isEqualTo(1);
         assertThat(modelCalls(runId)).as("the resume called the model").hasSize(callsBefore);
+    }
+
+    /**
+     * Item 5 of issue 27: an ending that hit a transient failure (H2's lock timeout on a busy rollup
+     * row; a deadlock victim on PostgreSQL) is stored by trying again, at once and on this instance:
+     * the run ends with one {@code done} and no model turn repeated. It was logged "could not be
+     * executed" and left {@code working} until recovery resumed it, calling the model again.
+     */
+    @Test
+    void anEndingThatHitsALockTimeout_isStoredByTryingAgain_withoutRecoveryOrAnotherModelCall() {
+        Api api = new Api(port);
+        faults.lockTimeoutsThrown.set(0);
+        faults.lockTimeouts.set(2);
+        String runId = api.submitRun("ender", "check and answer").get("id").asString();
+
+        var ended = api.awaitRunEnd(runId);
+
+        assertThat(ended.get("status").asString()).isEqualTo("completed");
+        assertThat(ended.get("result").asString()).isEqualTo("final answer");
+        assertThat(faults.lockTimeoutsThrown.get()).isEqualTo(2);
+        assertThat(count(mainEvents(runId), "done")).isEqualTo(1);
+        assertThat(modelCalls(runId)).as("the final turn ran once").hasSize(2);
+        assertThat(store.ending(runId)).contains("done");
+    }
+
+    /**
+     * A run failed past its deadline while nobody executes it: its {@code error} event and its
+     * failed status are one fact too. A crash between the two leaves neither (the sweep tries again);
+     * the next sweep stores exactly one {@code error}. The event used to be appended after the status
+     * had committed, in a transaction of its own.
+     */
+    @Test
+    void aRunFailedPastItsDeadline_storesItsErrorAndStatusAsOneFact() {
+        Api api = new Api(port);
+        String runId = crashedRun(api); // left working, executed by nobody
+        jdbc.sql("UPDATE cadre_run SET deadline = ? WHERE id = ?")
+                .params(java.sql.Timestamp.from(Instant.now().minusSeconds(1)), runId)
+                .update();
+        faults.armed.set(true);
+
+        assertThat(deadlines.expire(runId, executor.instanceId())).isFalse();
+        assertThat(faults.crashed.get()).isEqualTo(runId);
+        assertThat(store.find(runId).orElseThrow().status()).isEqualTo(RunStatus.WORKING);
+        assertThat(count(mainEvents(runId), "error")).isZero();
+
+        assertThat(deadlines.expire(runId, executor.instanceId())).isTrue();
+        RunRecord failed = store.find(runId).orElseThrow();
+        assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(failed.failureCode()).isEqualTo("deadline_exceeded");
+        List<RunEvents.StoredEvent> stored = mainEvents(runId);
+        assertThat(count(stored, "error")).isEqualTo(1);
+        assertThat(stored.getLast().data().path("error").path("code").asString())
+                .isEqualTo("deadline_exceeded");
+        assertThat(store.ending(runId)).contains("error");
+    }
+
+    /**
+     * A waiting run ended because what it waits about is over, while no executor holds it here: its
+     * {@code done} (the reason) and its completed status are one fact.
+     */
+    @Test
+    void aWaitingRunEndedWithoutItsExecutor_storesItsDoneAndStatusAsOneFact() {
+        Api api = new Api(port);
+        String runId = crashedRun(api);
+        jdbc.sql("UPDATE cadre_run SET status = 'input-required' WHERE id = ?")
+                .param(runId)
+                .update();
+        faults.armed.set(true);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> runs.endWaiting(runId, "incident resolved", "system"))
+                .hasMessageContaining("injected crash");
+        assertThat(store.find(runId).orElseThrow().status()).isEqualTo(RunStatus.INPUT_REQUIRED);
+        assertThat(count(mainEvents(runId), "done")).isZero();
+
+        assertThat(runs.endWaiting(runId, "incident resolved", "system")).isTrue();
+        RunRecord done = store.find(runId).orElseThrow();
+        assertThat(done.status()).isEqualTo(RunStatus.COMPLETED);
+        assertThat(done.result()).isEqualTo("incident resolved");
+        List<RunEvents.StoredEvent> stored = mainEvents(runId);
+        assertThat(count(stored, "done")).isEqualTo(1);
+        assertThat(stored.getLast().data().path("text").asString()).isEqualTo("incident resolved");
     }
 }
