@@ -262,7 +262,8 @@ final class StormBench {
         report.add("Slowest 12 deliveries (second of the storm it was sent at, ms, action): "
                 + all.stream()
                         .filter(a -> a.status() == 200)
-                        .sorted(java.util.Comparator.comparingLong(Answer::micros).reversed())
+                        .sorted(java.util.Comparator.comparingLong(Answer::micros)
+                                .reversed())
                         .limit(12)
                         .map(a -> Measure.fmt(
                                 "%.1f s %.0f ms %s%s",

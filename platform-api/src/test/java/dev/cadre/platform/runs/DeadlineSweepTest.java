@@ -14,6 +14,8 @@ import org.springframework.context.annotation.Import;
             "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
             "cadre.runbooks.dir=target/runbooks",
             "cadre.runs.max-concurrent=1",
+            // The tests expire runs themselves; a scheduled sweep ending one first would race them.
+            "cadre.runs.sweep-interval=PT1H",
             "cadre.approvals.separation-of-duties=false"
         })
 @Import(TestTools.class)
