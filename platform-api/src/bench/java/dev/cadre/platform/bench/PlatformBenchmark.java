@@ -223,10 +223,17 @@ public final class PlatformBenchmark {
         Files.writeString(agents, StormBench.AGENTS_YAML);
         String heap = KUBERNETES_HEAP;
         List<String> common = List.of("--cadre.integrations.alertmanager.agent=" + StormBench.AGENT);
+        // --storm-jfr: a JDK Flight Recording of each platform (profile settings: samples, lock waits,
+        // socket reads and parks over 10-20 ms with their stacks), to find where a slow delivery waits.
+        boolean jfr = options.contains("--storm-jfr");
         List<String> lines = new ArrayList<>();
         if (backends.isEmpty() || backends.contains("h2")) {
             deleteTree(out.resolve("data"));
-            try (PlatformProcess p = platform("storm-h2", out, agents, common, heap)) {
+            List<String> jvm = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
+            if (jfr) {
+                jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + out.resolve("storm-h2.jfr"));
+            }
+            try (PlatformProcess p = platform("storm-h2", out, agents, common, jvm)) {
                 StormBench b = new StormBench(
                         p, "Embedded default (H2 file, in-process queue)", notifications, alerts, seconds);
                 b.run();
@@ -234,7 +241,11 @@ public final class PlatformBenchmark {
             }
         }
         if (backends.isEmpty() || backends.contains("pg")) {
-            onPostgresAndRedis("storm", out, agents, common, List.of("-Xms" + heap, "-Xmx" + heap), p -> {
+            List<String> jvm = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
+            if (jfr) {
+                jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + out.resolve("storm-pg.jfr"));
+            }
+            onPostgresAndRedis("storm", out, agents, common, jvm, p -> {
                 StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
                 b.run();
                 lines.addAll(b.report);
