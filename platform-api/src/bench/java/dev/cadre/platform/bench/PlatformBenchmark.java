@@ -222,7 +222,12 @@ public final class PlatformBenchmark {
         Path agents = out.resolve("storm-agents.yaml");
         Files.writeString(agents, StormBench.AGENTS_YAML);
         String heap = KUBERNETES_HEAP;
-        List<String> common = List.of("--cadre.integrations.alertmanager.agent=" + StormBench.AGENT);
+        // --storm-warmup-seconds=N (20): a small alert stream before the storm, as an instance that has
+        // been up a while has seen (0: the storm hits a freshly started platform).
+        int warmup = intOption(options, "--storm-warmup-seconds=", 20);
+        List<String> common = List.of(
+                "--cadre.integrations.alertmanager.agent=" + StormBench.AGENT,
+                "--cadre.integrations.alertmanager.routes=" + StormBench.WARMUP_ALERT + "=" + StormBench.WARMUP_AGENT);
         // --storm-jfr: a JDK Flight Recording of each platform (profile settings: samples, lock waits,
         // socket reads and parks over 10-20 ms with their stacks), to find where a slow delivery waits.
         boolean jfr = options.contains("--storm-jfr");
@@ -235,7 +240,7 @@ public final class PlatformBenchmark {
             }
             try (PlatformProcess p = platform("storm-h2", out, agents, common, jvm)) {
                 StormBench b = new StormBench(
-                        p, "Embedded default (H2 file, in-process queue)", notifications, alerts, seconds);
+                        p, "Embedded default (H2 file, in-process queue)", notifications, alerts, seconds, warmup);
                 b.run();
                 lines.addAll(b.report);
             }
@@ -246,7 +251,7 @@ public final class PlatformBenchmark {
                 jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + out.resolve("storm-pg.jfr"));
             }
             onPostgresAndRedis("storm", out, agents, common, jvm, p -> {
-                StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds);
+                StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds, warmup);
                 b.run();
                 lines.addAll(b.report);
             });
