@@ -643,6 +643,16 @@ public final class RunExecutor {
                                     outcome.usage().inputTokens(),
                                     outcome.usage().outputTokens(),
                                     outcome.iterations()));
+        } catch (org.springframework.dao.DuplicateKeyException e) {
+            // Another executor numbered events of this run meanwhile: it took the run over (this one's
+            // lease was lost), so the run's ending is that executor's to store, not this one's.
+            log.warn(
+                    "Run {} ended {} here, but another executor has written to it meanwhile; its ending is left to"
+                            + " that executor ({})",
+                    run.id(),
+                    status.wire(),
+                    e.getMostSpecificCause().getMessage());
+            return;
         } catch (RuntimeException e) {
             log.error(
                     "Run {} ended {} but its ending could not be stored; it stays live and is resumed from its"
