@@ -139,6 +139,10 @@ class LlamaServerProviderIT {
         r.add("cadre.models.providers.llama-messages.api-key", () -> "none");
         // llama.cpp streams Anthropic cache counts only in message_start, which Spring AI 2.0.1 drops.
         r.add("cadre.models.providers.llama-messages.stream", () -> "false");
+        // Greedy decoding: the tiny model emits exactly one tool call only when it takes its most likely
+        // token; at llama-server's default temperature it once sampled a second call into the same turn.
+        r.add("cadre.models.providers.llama.temperature", () -> "0");
+        r.add("cadre.models.providers.llama-messages.temperature", () -> "0");
     }
 
     @LocalServerPort
