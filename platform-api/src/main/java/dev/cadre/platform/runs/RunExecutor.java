@@ -460,27 +460,35 @@ public final class RunExecutor {
 
     /** Ends a run that could not execute at all: its {@code error} event and status as one fact. */
     public void fail(RunRecord run, Failure failure) {
-        boolean ended = events.appendEnding(
+        if (endUnexecuted(run, errorEvent(run, failure), RunStatus.FAILED, null, failure)) {
+            failedWithoutExecuting(run, failure);
+        }
+    }
+
+    /**
+     * Stores the ending of a run nobody executes here — its one terminal event and its status, one
+     * transaction, no lease guard; true when this call ended it.
+     */
+    private boolean endUnexecuted(
+            RunRecord run, RunEvents.Held event, RunStatus status, @Nullable String result, @Nullable Failure failure) {
+        return events.appendEnding(
                 run.id(),
-                List.of(errorEvent(run, failure)),
+                List.of(event),
                 storeEvents -> store.finishWithEnding(
                         null,
                         run.id(),
-                        "error",
+                        event.type(),
                         storeEvents,
-                        RunStatus.FAILED,
-                        null,
-                        failure.category().name(),
-                        failure.code(),
-                        failure.message(),
+                        status,
+                        result,
+                        failure == null ? null : failure.category().name(),
+                        failure == null ? null : failure.code(),
+                        failure == null ? null : failure.message(),
                         null,
                         null,
                         run.inputTokens(),
                         run.outputTokens(),
                         run.iterations()));
-        if (ended) {
-            failedWithoutExecuting(run, failure);
-        }
     }
 
     /**
@@ -553,24 +561,12 @@ public final class RunExecutor {
         data.put("agent", run.agent());
         data.put("text", reason);
         data.put("iterations", run.iterations());
-        return events.appendEnding(
-                run.id(),
-                List.of(new RunEvents.Held("done", true, run.id(), null, data, java.time.Instant.now())),
-                storeEvents -> store.finishWithEnding(
-                        null,
-                        run.id(),
-                        "done",
-                        storeEvents,
-                        RunStatus.COMPLETED,
-                        reason,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        run.inputTokens(),
-                        run.outputTokens(),
-                        run.iterations()));
+        return endUnexecuted(
+                run,
+                new RunEvents.Held("done", true, run.id(), null, data, java.time.Instant.now()),
+                RunStatus.COMPLETED,
+                reason,
+                null);
     }
 
     /** Why a run past its deadline failed. */
