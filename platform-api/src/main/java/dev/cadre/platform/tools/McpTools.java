@@ -432,13 +432,6 @@ public final class McpTools implements AutoCloseable {
                     || String.valueOf(t.getMessage()).contains("MCP session with server terminated")) {
                 return true;
             }
-            // The SDK re-initialising by itself after the server restarted, racing the call: its
-            // initializer had no session yet, so the request was never sent (seen once in CI).
-            if (t instanceof NullPointerException
-                    && String.valueOf(t.getMessage()).contains("LifecycleInitializer")
-                    && String.valueOf(t.getMessage()).contains("mcpSession()")) {
-                return true;
-            }
         }
         return false;
     }
