@@ -179,13 +179,36 @@ final class FuzzHttp implements AutoCloseable {
                 head.writeBytes(("Content-Length: " + r.body().length + "\r\n").getBytes(StandardCharsets.UTF_8));
             }
             head.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-            OutputStream out = socket.getOutputStream();
-            out.write(head.toByteArray());
-            if (r.body() != null) {
-                out.write(r.body());
+            IOException writeFailed = null;
+            try {
+                OutputStream out = socket.getOutputStream();
+                out.write(head.toByteArray());
+                if (r.body() != null) {
+                    out.write(r.body());
+                }
+                out.flush();
+            } catch (IOException e) {
+                // A server may refuse a request before it has all of it (a header over its limit)
+                // and close the connection, so the rest of the write fails (broken pipe, reset);
+                // its answer is already on the way and is what counts. Only a server that wrote
+                // nothing has not answered.
+                writeFailed = e;
             }
-            out.flush();
-            return parse(readUntilDone(socket, r.path().startsWith("/a2a")));
+            byte[] answer;
+            try {
+                answer = readUntilDone(socket, r.path().startsWith("/a2a"));
+            } catch (IOException readFailed) {
+                if (writeFailed != null) {
+                    readFailed.addSuppressed(writeFailed);
+                }
+                throw readFailed;
+            }
+            if (writeFailed != null && answer.length == 0) {
+                throw new IOException(
+                        "no answer: the write failed (" + writeFailed + ") and the server sent nothing before closing",
+                        writeFailed);
+            }
+            return parse(answer);
         }
     }
 
@@ -209,6 +232,13 @@ final class FuzzHttp implements AutoCloseable {
             try {
                 n = in.read(buf);
             } catch (java.net.SocketTimeoutException e) {
+                break;
+            } catch (IOException reset) {
+                // A server that closes on a request it did not read in full resets the connection
+                // after its answer; what arrived before the reset is the answer.
+                if (out.size() == 0) {
+                    throw reset;
+                }
                 break;
             }
             if (n < 0) {
