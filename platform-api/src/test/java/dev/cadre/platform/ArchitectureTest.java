@@ -167,6 +167,8 @@ class ArchitectureTest {
             Map.entry("cadre_replay_run", "dev.cadre.platform.replay.ReplayStore"),
             Map.entry("cadre_tool_output", "dev.cadre.platform.tooloutput.JdbcToolOutputStore"),
             Map.entry("cadre_tool_output_chunk", "dev.cadre.platform.tooloutput.JdbcToolOutputStore"),
+            Map.entry("cadre_incident_event", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
+            Map.entry("cadre_incident_delivery", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
             // Written by the baseline migration only.
             Map.entry("cadre_maintenance_lease", "dev.cadre.platform.retention.MaintenanceLease"),
             Map.entry("cadre_schema_info", MIGRATIONS_ONLY));

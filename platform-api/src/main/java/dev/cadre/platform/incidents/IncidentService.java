@@ -60,7 +60,9 @@ public final class IncidentService {
     private final Clock clock;
     private final Settings settings;
     private final SecretRedactor redactor;
+    private final IncidentTimeline timeline;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> timelineWatchers = new CopyOnWriteArrayList<>();
 
     /**
      * @param remediationWindow a runbook runs at most once per incident within this window
@@ -70,7 +72,11 @@ public final class IncidentService {
      *     one sighting: an Alertmanager HA pair, a retried or a concurrent delivery
      */
     public record Settings(
-            Duration remediationWindow, int escalateAfter, Duration notifyWindow, Duration duplicateWindow) {
+            Duration remediationWindow,
+            int escalateAfter,
+            Duration notifyWindow,
+            Duration duplicateWindow,
+            Duration sightingWriteInterval) {
         public Settings {
             if (escalateAfter < 1) {
                 throw new IllegalArgumentException("cadre.incidents.escalate-after must be ≥ 1, was " + escalateAfter);
@@ -78,6 +84,16 @@ public final class IncidentService {
             if (remediationWindow.isNegative() || notifyWindow.isNegative() || duplicateWindow.isNegative()) {
                 throw new IllegalArgumentException("cadre.incidents windows must not be negative");
             }
+            if (sightingWriteInterval.isNegative()) {
+                throw new IllegalArgumentException(
+                        "cadre.incidents.sighting-write-interval must not be negative, was " + sightingWriteInterval);
+            }
+        }
+
+        /** With the default sighting write interval ({@link #DEFAULT_SIGHTING_WRITE_INTERVAL}). */
+        public Settings(
+                Duration remediationWindow, int escalateAfter, Duration notifyWindow, Duration duplicateWindow) {
+            this(remediationWindow, escalateAfter, notifyWindow, duplicateWindow, DEFAULT_SIGHTING_WRITE_INTERVAL);
         }
 
         /** With the default duplicate window ({@link #DEFAULT_DUPLICATE_WINDOW}). */
@@ -85,6 +101,13 @@ public final class IncidentService {
             this(remediationWindow, escalateAfter, notifyWindow, DEFAULT_DUPLICATE_WINDOW);
         }
     }
+
+    /**
+     * {@code cadre.incidents.sighting-write-interval}'s default: a sighting is always on the timeline,
+     * but the record's {@code occurrences}/{@code lastSeenAt} are rewritten (a new version) at most this
+     * often per incident, so an alert repeated many times a second does not grow memory history.
+     */
+    public static final Duration DEFAULT_SIGHTING_WRITE_INTERVAL = Duration.ofMinutes(1);
 
     /** {@code cadre.incidents.duplicate-window}'s default. */
     public static final Duration DEFAULT_DUPLICATE_WINDOW = Duration.ofSeconds(10);
@@ -109,7 +132,19 @@ public final class IncidentService {
             String source,
             Map<String, String> labels,
             @Nullable String summary,
-            @Nullable String deliveryKey) {
+            @Nullable String deliveryKey,
+            @Nullable IncidentTarget target) {
+        public OpenRequest(
+                String fingerprint,
+                String title,
+                String severity,
+                String source,
+                Map<String, String> labels,
+                @Nullable String summary,
+                @Nullable String deliveryKey) {
+            this(fingerprint, title, severity, source, labels, summary, deliveryKey, null);
+        }
+
         public OpenRequest(
                 String fingerprint,
                 String title,
@@ -117,7 +152,7 @@ public final class IncidentService {
                 String source,
                 Map<String, String> labels,
                 @Nullable String summary) {
-            this(fingerprint, title, severity, source, labels, summary, null);
+            this(fingerprint, title, severity, source, labels, summary, null, null);
         }
     }
 
@@ -151,8 +186,20 @@ public final class IncidentService {
         record NotFound(String id) implements Update {}
     }
 
+    /** With the timeline kept in this process only ({@link InMemoryIncidentTimeline}). */
     public IncidentService(
             SharedMemory memory, JsonMapper json, Clock clock, Settings settings, SecretRedactor redactor) {
+        this(memory, json, clock, settings, redactor, new InMemoryIncidentTimeline());
+    }
+
+    public IncidentService(
+            SharedMemory memory,
+            JsonMapper json,
+            Clock clock,
+            Settings settings,
+            SecretRedactor redactor,
+            IncidentTimeline timeline) {
+        this.timeline = timeline;
         this.redactor = redactor;
         this.memory = memory;
         this.json = json;
@@ -193,8 +240,10 @@ public final class IncidentService {
                 if (existing.isEmpty()) {
                     // The opener claimed the pointer and has not written the incident yet (or crashed
                     // in between): write it ourselves; expected version 0 lets exactly one of us win.
+                    claimFirst(id, request);
                     ObjectNode created = newIncident(id, request, runId);
                     if (memory.put(NAMESPACE, id, stored(created), 0, writer) instanceof WriteOutcome.Written w) {
+                        opened(id, created, request, writer);
                         linkRun(runId, id, writer);
                         return new Opened(new Incident(created, w.version()), true, false);
                     }
@@ -202,8 +251,10 @@ public final class IncidentService {
                 }
                 Incident current = existing.get();
                 if (!current.active()) {
-                    if (isCopy(current, request.deliveryKey(), Duration.ofDays(365))
-                            && current.value().path("resolvedByAlert").asBoolean(false)) {
+                    if (request.deliveryKey() != null
+                            && current.value().path("resolvedByAlert").asBoolean(false)
+                            && (isCopy(current, request.deliveryKey(), Duration.ofDays(365))
+                                    || timeline.deliverySeen(id, deliveryKey(request.deliveryKey())))) {
                         // A notification of the firing the alert's own resolve ended, arriving after it
                         // (deliveries overtake each other under load): stale, not a new incident.
                         return new Opened(current, false, false, true);
@@ -211,45 +262,25 @@ public final class IncidentService {
                     memory.delete(NAMESPACE, pointerKey, pointer.get().version(), writer);
                     continue;
                 }
-                if (isCopy(current, request.deliveryKey())) {
-                    // Decided on the version read: a concurrent first copy either wrote its key
-                    // before this read, or its write makes ours a conflict and the retry sees it.
+                if (request.deliveryKey() != null
+                        && !timeline.claimDelivery(
+                                id, deliveryKey(request.deliveryKey()), clock.instant(), settings.duplicateWindow())) {
+                    // A copy of a notification counted less than the duplicate window ago (an HA pair,
+                    // a retry, a concurrent delivery): the claim is atomic, so exactly one copy counts.
                     linkRun(runId, id, writer);
-                    return new Opened(current, false, false, true);
+                    return new Opened(withSightings(current), false, false, true);
                 }
-                ObjectNode next = current.value().deepCopy();
-                rememberDelivery(next, request.deliveryKey());
-                int sightings = current.occurrences() + 1;
-                next.put("occurrences", sightings);
-                next.put("lastSeenAt", now());
-                addRun(next, runId);
-                boolean escalateNow = !current.escalated() && sightings >= settings.escalateAfter();
-                if (escalateNow) {
-                    next.put("status", Incident.ESCALATED);
-                    next.put("escalatedAt", now());
-                    timeline(
-                            next,
-                            "escalated to a human after " + sightings + " sightings (cadre.incidents.escalate-after="
-                                    + settings.escalateAfter() + ")");
-                }
-                if (memory.put(NAMESPACE, id, stored(next), current.version(), writer)
-                        instanceof WriteOutcome.Written w) {
-                    Incident written = new Incident(next, w.version());
-                    linkRun(runId, id, writer);
-                    if (escalateNow) {
-                        log.warn("Incident {} ({}) escalated after {} sightings", id, request.fingerprint(), sightings);
-                        listeners.forEach(l -> l.escalated(written));
-                    }
-                    return new Opened(written, false, escalateNow);
-                }
-                continue;
+                return sighting(current, request, writer, runId);
             }
             String id = "inc-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
             ObjectNode ptr = json.createObjectNode().put("incident", id).put("fingerprint", request.fingerprint());
             if (memory.put(NAMESPACE, pointerKey, ptr.toString(), 0, writer) instanceof WriteOutcome.Written) {
+                // Counted before the record exists: a copy arriving meanwhile finds it claimed.
+                claimFirst(id, request);
                 ObjectNode created = newIncident(id, request, runId);
                 WriteOutcome out = memory.put(NAMESPACE, id, stored(created), 0, writer);
                 if (out instanceof WriteOutcome.Written w) {
+                    opened(id, created, request, writer);
                     linkRun(runId, id, writer);
                     log.info("Incident {} opened for {}", id, request.fingerprint());
                     boolean escalateNow = settings.escalateAfter() <= 1;
@@ -263,19 +294,163 @@ public final class IncidentService {
     }
 
     private Opened escalateFresh(Incident incident, Writer writer) {
-        Incident escalated = modify(incident.id(), writer, v -> {
-                    v.put("status", Incident.ESCALATED);
-                    v.put("escalatedAt", now());
-                    return v;
-                })
-                .orElse(incident);
-        listeners.forEach(l -> l.escalated(escalated));
-        return new Opened(escalated, true, true);
+        Escalation e = escalate(
+                incident.id(),
+                writer,
+                "escalated to a human at its first sighting (cadre.incidents.escalate-after=" + settings.escalateAfter()
+                        + ")");
+        return new Opened(e.incident() == null ? incident : e.incident(), true, e.mine());
+    }
+
+    /**
+     * One more sighting of an active incident: always on the timeline; on the record (a new version)
+     * only when it escalates the incident, links a new run, or the record's {@code lastSeenAt} is
+     * older than the sighting write interval. Readers see the exact count either way ({@link #get}).
+     */
+    private Opened sighting(Incident current, OpenRequest request, Writer writer, @Nullable String runId) {
+        String id = current.id();
+        ObjectNode data = json.createObjectNode();
+        if (request.deliveryKey() != null) {
+            data.put("deliveryKey", request.deliveryKey());
+        }
+        data.put("source", request.source());
+        appendTimeline(
+                id,
+                new TimelineEntry(
+                        TimelineKind.SIGHTING,
+                        writer.id(),
+                        "seen again: " + request.title(),
+                        data,
+                        runId,
+                        request.deliveryKey()));
+        Incident seen = withSightings(current);
+        int sightings = seen.occurrences();
+        if (!current.escalated() && sightings >= settings.escalateAfter()) {
+            Escalation e = escalate(
+                    id,
+                    writer,
+                    "escalated to a human after " + sightings + " sightings (cadre.incidents.escalate-after="
+                            + settings.escalateAfter() + ")");
+            if (e.mine() && e.incident() != null) {
+                linkRun(runId, id, writer);
+                log.warn("Incident {} ({}) escalated after {} sightings", id, request.fingerprint(), sightings);
+                return new Opened(e.incident(), false, true);
+            }
+        }
+        Instant recorded = parseInstant(current.value().path("lastSeenAt").asString(""));
+        boolean stale = recorded == null
+                || !recorded.plus(settings.sightingWriteInterval()).isAfter(clock.instant());
+        if (stale || (runId != null && !hasRun(current.value(), runId))) {
+            Incident written = modify(id, writer, v -> {
+                        rememberDelivery(v, request.deliveryKey());
+                        addRun(v, runId);
+                        return v;
+                    })
+                    .orElse(seen);
+            linkRun(runId, id, writer);
+            return new Opened(written, false, false);
+        }
+        linkRun(runId, id, writer);
+        return new Opened(seen, false, false);
+    }
+
+    /** The incident after an escalation attempt, and whether this call escalated it. */
+    private record Escalation(@Nullable Incident incident, boolean mine) {}
+
+    /**
+     * Escalates an open incident once: the compare-and-set write decides which caller did it, and
+     * only that one appends {@link TimelineKind#ESCALATED} and tells the listeners.
+     */
+    private Escalation escalate(String id, Writer writer, String text) {
+        boolean[] mine = {false};
+        Optional<Incident> out = modify(id, writer, v -> {
+            mine[0] = false;
+            if (!Incident.OPEN.equals(v.path("status").asString(Incident.OPEN))
+                    || v.path("escalatedAt").isString()) {
+                return null;
+            }
+            v.put("status", Incident.ESCALATED);
+            v.put("escalatedAt", now());
+            timeline(v, text);
+            mine[0] = true;
+            return v;
+        });
+        if (mine[0] && out.isPresent()) {
+            appendTimeline(id, TimelineEntry.of(TimelineKind.ESCALATED, writer.id(), text));
+            Incident escalated = out.get();
+            listeners.forEach(l -> l.escalated(escalated));
+        }
+        return new Escalation(out.orElse(null), mine[0] && out.isPresent());
+    }
+
+    /** Claims the opening notification's delivery key for a new incident (its first sighting). */
+    private void claimFirst(String id, OpenRequest request) {
+        if (request.deliveryKey() != null) {
+            timeline.claimDelivery(id, deliveryKey(request.deliveryKey()), clock.instant(), settings.duplicateWindow());
+        }
+    }
+
+    /** The OPENED entry of a new incident (its first sighting). */
+    private void opened(String id, ObjectNode created, OpenRequest request, Writer writer) {
+        ObjectNode data = json.createObjectNode();
+        data.put("severity", request.severity());
+        data.put("source", request.source());
+        if (created.has("target")) {
+            data.set("target", created.get("target"));
+        }
+        if (request.deliveryKey() != null) {
+            data.put("deliveryKey", request.deliveryKey());
+        }
+        appendTimeline(
+                id,
+                new TimelineEntry(
+                        TimelineKind.OPENED,
+                        writer.id(),
+                        "opened by " + request.source() + ": " + request.title(),
+                        data,
+                        null,
+                        request.deliveryKey()));
+    }
+
+    /**
+     * The incident, {@code occurrences} and {@code lastSeenAt} as the timeline counts them (the
+     * record's copies are rewritten at most once per sighting write interval).
+     */
+    private Incident withSightings(Incident incident) {
+        IncidentTimeline.Sightings s = timeline.sightings(incident.id());
+        Instant recorded = parseInstant(incident.value().path("lastSeenAt").asString(""));
+        boolean moreSightings = s.count() > incident.occurrences();
+        boolean seenLater =
+                s.lastSeenAt() != null && (recorded == null || s.lastSeenAt().isAfter(recorded));
+        if (!moreSightings && !seenLater) {
+            return incident;
+        }
+        ObjectNode v = incident.value().deepCopy();
+        if (moreSightings) {
+            v.put("occurrences", (int) Math.min(Integer.MAX_VALUE, s.count()));
+        }
+        if (seenLater) {
+            v.put("lastSeenAt", s.lastSeenAt().toString());
+        }
+        return new Incident(v, incident.version());
+    }
+
+    private static @Nullable Instant parseInstant(String s) {
+        try {
+            return s.isEmpty() ? null : Instant.parse(s);
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /** Delivery keys as stored (long ones by their hash). */
+    private static String deliveryKey(String key) {
+        return key.length() <= 150 ? key : "sha256:" + sha256(key);
     }
 
     public Optional<Incident> get(String id) {
         return memory.get(NAMESPACE, id, true)
-                .map(e -> new Incident((ObjectNode) json.readTree(e.value()), e.version()));
+                .map(e -> withSightings(new Incident((ObjectNode) json.readTree(e.value()), e.version())));
     }
 
     /** The active incident of a fingerprint. */
@@ -317,12 +492,23 @@ public final class IncidentService {
         if (runId == null) {
             return;
         }
-        memory.put(
+        WriteOutcome link = memory.put(
                 NAMESPACE,
                 runKey(runId),
                 json.createObjectNode().put("incident", incidentId).toString(),
                 0,
                 writer);
+        if (link instanceof WriteOutcome.Written) {
+            appendTimeline(
+                    incidentId,
+                    new TimelineEntry(
+                            TimelineKind.RUN_STARTED,
+                            writer.id(),
+                            "run " + runId + " works on it",
+                            null,
+                            runId,
+                            runId));
+        }
         modify(incidentId, writer, v -> {
             if (hasRun(v, runId)) {
                 return null;
@@ -405,6 +591,17 @@ public final class IncidentService {
         return switch (out) {
             case WriteOutcome.Written w -> {
                 Incident written = new Incident(next, w.version());
+                if (note != null) {
+                    appendTimeline(id, TimelineEntry.of(TimelineKind.FINDINGS, writer.id(), note));
+                }
+                if (status != null && !status.equals(current.get().status())) {
+                    TimelineKind kind = switch (status) {
+                        case Incident.RESOLVED -> TimelineKind.RESOLVED;
+                        case Incident.ESCALATED -> TimelineKind.ESCALATED;
+                        default -> TimelineKind.REOPENED;
+                    };
+                    appendTimeline(id, TimelineEntry.of(kind, writer.id(), "status set to " + status));
+                }
                 if (!written.active()) {
                     dropPointer(written, writer);
                 }
@@ -426,15 +623,389 @@ public final class IncidentService {
             return Optional.empty();
         }
         return modify(active.get().id(), writer, v -> {
-            if (Incident.RESOLVED.equals(v.path("status").asString())) {
+                    if (Incident.RESOLVED.equals(v.path("status").asString())) {
+                        return null;
+                    }
+                    v.put("status", Incident.RESOLVED);
+                    v.put("resolvedAt", now());
+                    v.put("resolvedByAlert", true);
+                    timeline(v, "resolved: " + reason);
+                    return v;
+                })
+                .map(i -> {
+                    if (!i.active()) {
+                        appendTimeline(
+                                i.id(), TimelineEntry.of(TimelineKind.RESOLVED, writer.id(), "resolved: " + reason));
+                    }
+                    return i;
+                });
+    }
+
+    // ---- timeline ----
+
+    /** Longest timeline text kept (one line for people; the structured form is in {@code data}). */
+    static final int MAX_TEXT = 500;
+
+    /** Largest timeline {@code data} kept, in characters of its JSON; larger data keeps a preview. */
+    static final int MAX_DATA = 16_000;
+
+    /** Longest summary and title kept on the record. */
+    static final int MAX_SUMMARY = 4_000;
+
+    static final int MAX_TITLE = 300;
+
+    /**
+     * Appends one entry to the incident's timeline: append-only, outside the versioned record, redacted
+     * and capped. Never throws for an unknown incident (logs and ignores it).
+     */
+    public void appendTimeline(String incidentId, TimelineEntry entry) {
+        if (memory.get(NAMESPACE, incidentId, true).isEmpty()) {
+            log.warn("Timeline entry {} for unknown incident {} ignored", entry.kind(), incidentId);
+            return;
+        }
+        String text = redactor.redactText(entry.text());
+        text = capped(text == null ? "" : text.replaceAll("[\\r\\n]+", " ").strip(), MAX_TEXT);
+        JsonNode data = entry.data() == null ? null : redactor.redact(entry.data());
+        if (data != null && data.toString().length() > MAX_DATA) {
+            data = json.createObjectNode()
+                    .put("truncated", true)
+                    .put("preview", data.toString().substring(0, MAX_DATA / 2));
+        }
+        try {
+            timeline.append(
+                    incidentId,
+                    clock.instant(),
+                    new TimelineEntry(
+                            entry.kind(),
+                            entry.actor() == null ? null : capped(entry.actor(), 200),
+                            text,
+                            data,
+                            entry.runId(),
+                            entry.ref() == null ? null : capped(entry.ref(), 200)));
+        } catch (RuntimeException e) {
+            // The timeline is a record of what happened, never the reason it did not: an outage of its
+            // table must not fail an alert's intake or a remediation.
+            log.warn("Timeline entry {} for incident {} not stored: {}", entry.kind(), incidentId, e.toString());
+            return;
+        }
+        timelineWatchers.forEach(Runnable::run);
+    }
+
+    /** The incident's timeline after {@code afterSeq} (0 from the start), oldest first, at most {@code limit}. */
+    public List<IncidentTimeline.Stored> timeline(String incidentId, long afterSeq, int limit) {
+        return timeline.read(incidentId, afterSeq, limit);
+    }
+
+    /** Timeline entries of every incident after {@code afterSeq}, oldest first (the live stream). */
+    public List<IncidentTimeline.Stored> timelineSince(long afterSeq, int limit) {
+        return timeline.since(afterSeq, limit);
+    }
+
+    /** The newest timeline sequence number: a live stream's "from now on". */
+    public long latestTimelineSeq() {
+        return timeline.latestSeq();
+    }
+
+    /** Runs {@code watcher} after every entry appended in this process (wakes live streams early). */
+    public void watchTimeline(Runnable watcher) {
+        timelineWatchers.add(watcher);
+    }
+
+    public void unwatchTimeline(Runnable watcher) {
+        timelineWatchers.remove(watcher);
+    }
+
+    // ---- remediation outcomes and notifications ----
+
+    /**
+     * Stores how a remediation ended once verified on the incident's {@code remediations} (action,
+     * bound arguments, approver, times, verdict, evidence) and appends {@link
+     * TimelineKind#ACTION_VERIFIED}. Only {@code SUCCEEDED} may resolve the incident (the caller
+     * decides whether to); any other verdict keeps it open and escalates it. Recording the same
+     * verdict for the same call again changes nothing.
+     */
+    public void recordRemediationOutcome(
+            String incidentId,
+            String callId,
+            String action,
+            JsonNode boundArguments,
+            RemediationOutcome outcome,
+            Writer writer) {
+        String verdict = outcome.verdict().name().toLowerCase(java.util.Locale.ROOT);
+        boolean[] changed = {false};
+        Optional<Incident> written = modify(incidentId, writer, v -> {
+            changed[0] = false;
+            ArrayNode list = v.has("remediations") && v.get("remediations").isArray()
+                    ? (ArrayNode) v.get("remediations")
+                    : v.putArray("remediations");
+            ObjectNode r = null;
+            for (JsonNode each : list) {
+                if (callId.equals(each.path("callId").asString()) && each instanceof ObjectNode o) {
+                    r = o;
+                }
+            }
+            if (r == null) {
+                r = list.addObject().put("callId", callId).put("startedAt", now());
+            } else if (verdict.equals(r.path("verdict").asString())) {
                 return null;
             }
-            v.put("status", Incident.RESOLVED);
-            v.put("resolvedAt", now());
-            v.put("resolvedByAlert", true);
-            timeline(v, "resolved: " + reason);
+            r.put("action", action);
+            r.set("arguments", redactor.redact(boundArguments));
+            r.put("approver", outcome.approver());
+            if (!r.has("finishedAt")) {
+                r.put("finishedAt", now());
+            }
+            r.put("verifiedAt", now());
+            r.put("verdict", verdict);
+            r.put("status", verdict);
+            r.put("summary", capped(outcome.summary(), MAX_TEXT));
+            JsonNode evidence = outcome.evidence() == null ? null : redactor.redact(outcome.evidence());
+            if (evidence != null && evidence.toString().length() > MAX_DATA) {
+                evidence = json.createObjectNode()
+                        .put("truncated", true)
+                        .put("preview", evidence.toString().substring(0, MAX_DATA / 2));
+            }
+            r.set("evidence", evidence);
+            capRemediations(list);
+            changed[0] = true;
             return v;
         });
+        if (written.isEmpty()) {
+            log.warn("Remediation outcome of {} for unknown incident {} ignored", callId, incidentId);
+            return;
+        }
+        if (!changed[0]) {
+            return;
+        }
+        ObjectNode data = json.createObjectNode().put("action", action).put("verdict", verdict);
+        data.set("arguments", boundArguments);
+        data.set("evidence", outcome.evidence());
+        data.put("approver", outcome.approver());
+        appendTimeline(
+                incidentId,
+                new TimelineEntry(
+                        TimelineKind.ACTION_VERIFIED,
+                        writer.id(),
+                        action + ": " + verdictWords(outcome.verdict())
+                                + (outcome.summary().isBlank() ? "" : " — " + outcome.summary()),
+                        data,
+                        writer.run(),
+                        callId));
+        if (outcome.verdict() != RemediationOutcome.Verdict.SUCCEEDED
+                && written.get().active()) {
+            escalate(incidentId, writer, "escalated to a human: " + action + " " + verdictWords(outcome.verdict()));
+        }
+    }
+
+    private static String verdictWords(RemediationOutcome.Verdict v) {
+        return switch (v) {
+            case SUCCEEDED -> "applied and verified fixed";
+            case FAILED -> "failed";
+            case TIMED_OUT -> "applied, not verified in time";
+            case UNCHANGED -> "applied, not fixed";
+            case WORSE -> "applied, made it worse";
+        };
+    }
+
+    /**
+     * Records one notification about the incident on its timeline ({@link
+     * TimelineKind#NOTIFICATION_SENT} or {@link TimelineKind#NOTIFICATION_FAILED}; a pending one is
+     * not an event). The same delivery recorded again (same id, status and attempt) is one entry.
+     */
+    public void recordNotification(String incidentId, NotificationRecord n) {
+        if (n.status() == NotificationRecord.Status.PENDING) {
+            return;
+        }
+        TimelineKind kind = n.status() == NotificationRecord.Status.SENT
+                ? TimelineKind.NOTIFICATION_SENT
+                : TimelineKind.NOTIFICATION_FAILED;
+        String ref = n.deliveryId() == null ? null : n.deliveryId() + "#" + n.attempts();
+        if (ref != null && timeline.hasRef(incidentId, kind, ref)) {
+            return;
+        }
+        ObjectNode data = json.createObjectNode()
+                .put("kind", n.kind())
+                .put("channel", n.channel())
+                .put("status", n.status().name().toLowerCase(java.util.Locale.ROOT))
+                .put("attempts", n.attempts())
+                .put("error", n.error())
+                .put("deliveryId", n.deliveryId());
+        String text = n.status() == NotificationRecord.Status.SENT
+                ? n.kind() + " notification sent to " + n.channel()
+                : n.kind() + " notification to " + n.channel() + " failed (attempt " + n.attempts() + ")"
+                        + (n.error() == null ? "" : ": " + n.error());
+        appendTimeline(incidentId, new TimelineEntry(kind, "platform", text, data, null, ref));
+    }
+
+    // ---- human actions (the REST API checks roles and audits) ----
+
+    /** The incident after a human action, and whether the action changed anything (a repeat does not). */
+    public record Acted(Incident incident, boolean changed) {}
+
+    /** Refused: the action does not apply to the incident as it is (answered 409). */
+    public static final class ActionConflict extends RuntimeException {
+        public ActionConflict(String message) {
+            super(message);
+        }
+    }
+
+    /** Someone takes the incident: recorded once; it stays theirs until assigned to another. */
+    public Acted acknowledge(String id, String actor) {
+        return act(
+                id,
+                actor,
+                v -> {
+                    if (Incident.RESOLVED.equals(v.path("status").asString())) {
+                        throw new ActionConflict("incident " + id + " is resolved; reopen it first");
+                    }
+                    if (v.path("acknowledgedAt").isString()) {
+                        return null;
+                    }
+                    v.put("acknowledgedAt", now());
+                    v.put("acknowledgedBy", actor);
+                    if (!v.path("assignee").isString()) {
+                        v.put("assignee", actor);
+                    }
+                    return v;
+                },
+                TimelineEntry.of(TimelineKind.ACKNOWLEDGED, actor, actor + " acknowledged it"));
+    }
+
+    /** Gives the incident to {@code assignee}; assigning it to whom it already belongs changes nothing. */
+    public Acted assign(String id, String assignee, String actor) {
+        return act(
+                id,
+                actor,
+                v -> {
+                    if (assignee.equals(v.path("assignee").asString(null))) {
+                        return null;
+                    }
+                    v.put("assignee", assignee);
+                    v.put("assignedAt", now());
+                    v.put("assignedBy", actor);
+                    return v;
+                },
+                TimelineEntry.of(TimelineKind.ASSIGNED, actor, actor + " assigned it to " + assignee));
+    }
+
+    /**
+     * A comment on the timeline (never a new version of the record). With {@code requestKey}, a retry
+     * carrying the same key is one comment.
+     */
+    public Acted comment(String id, String text, String actor, @Nullable String requestKey) {
+        Incident incident = get(id).orElseThrow(() -> new java.util.NoSuchElementException(id));
+        String ref = requestKey == null ? null : "comment:" + capped(requestKey, 150);
+        if (ref != null && timeline.hasRef(id, TimelineKind.COMMENTED, ref)) {
+            return new Acted(incident, false);
+        }
+        appendTimeline(id, new TimelineEntry(TimelineKind.COMMENTED, actor, text, null, null, ref));
+        return new Acted(incident, true);
+    }
+
+    /**
+     * Resolves the incident with why it happened and what fixed it. Resolving it again with the same
+     * resolution changes nothing; with another one it is refused (reopen it first).
+     */
+    public Acted resolve(String id, Resolution resolution, String actor) {
+        Acted acted = act(
+                id,
+                actor,
+                v -> {
+                    if (Incident.RESOLVED.equals(v.path("status").asString())) {
+                        JsonNode r = v.path("resolution");
+                        if (resolution.rootCause().equals(r.path("rootCause").asString(null))
+                                && resolution.fix().equals(r.path("fix").asString(null))) {
+                            return null;
+                        }
+                        throw new ActionConflict("incident " + id + " is already resolved with another resolution;"
+                                + " reopen it first");
+                    }
+                    v.put("status", Incident.RESOLVED);
+                    v.put("resolvedAt", now());
+                    v.put("resolvedBy", actor);
+                    v.putObject("resolution")
+                            .put("rootCause", resolution.rootCause())
+                            .put("fix", resolution.fix());
+                    timeline(v, "resolved by " + actor);
+                    return v;
+                },
+                new TimelineEntry(
+                        TimelineKind.RESOLVED,
+                        actor,
+                        actor + " resolved it: " + resolution.rootCause() + " — fixed by " + resolution.fix(),
+                        json.createObjectNode()
+                                .put("rootCause", resolution.rootCause())
+                                .put("fix", resolution.fix()),
+                        null,
+                        null));
+        if (acted.changed()) {
+            dropPointer(acted.incident(), Writer.apiClient(actor));
+        }
+        return acted;
+    }
+
+    /**
+     * Opens a resolved incident again. Refused when its alert has opened another active incident
+     * since (that one carries on); reopening an active incident changes nothing.
+     */
+    public Acted reopen(String id, String reason, String actor) {
+        Incident current = get(id).orElseThrow(() -> new java.util.NoSuchElementException(id));
+        if (current.active()) {
+            return new Acted(current, false);
+        }
+        Optional<Incident> other = findActive(current.fingerprint());
+        if (other.isPresent() && !other.get().id().equals(id)) {
+            throw new ActionConflict("its alert has opened another active incident since: "
+                    + other.get().id());
+        }
+        Writer writer = Writer.apiClient(actor);
+        Acted acted = act(
+                id,
+                actor,
+                v -> {
+                    if (!Incident.RESOLVED.equals(v.path("status").asString())) {
+                        return null;
+                    }
+                    v.put("status", Incident.OPEN);
+                    v.remove("escalatedAt");
+                    v.remove("resolvedByAlert");
+                    v.put("reopenedAt", now());
+                    v.put("reopenedBy", actor);
+                    timeline(v, "reopened by " + actor + ": " + reason);
+                    return v;
+                },
+                TimelineEntry.of(TimelineKind.REOPENED, actor, actor + " reopened it: " + reason));
+        if (acted.changed()) {
+            // The fingerprint's sightings count on this incident again.
+            String key = pointerKey(current.fingerprint());
+            ObjectNode ptr = json.createObjectNode().put("incident", id).put("fingerprint", current.fingerprint());
+            Optional<MemoryEntry> pointer = memory.get(NAMESPACE, key, true);
+            memory.put(
+                    NAMESPACE,
+                    key,
+                    ptr.toString(),
+                    pointer.map(MemoryEntry::version).orElse(0L),
+                    writer);
+        }
+        return acted;
+    }
+
+    private Acted act(String id, String actor, UnaryOperator<ObjectNode> change, TimelineEntry entry) {
+        boolean[] changed = {false};
+        Optional<Incident> out = modify(id, Writer.apiClient(actor), v -> {
+            ObjectNode next = change.apply(v);
+            changed[0] = next != null;
+            return next;
+        });
+        Incident incident = out.orElseThrow(() -> new java.util.NoSuchElementException(id));
+        if (changed[0]) {
+            appendTimeline(id, entry);
+        }
+        return new Acted(incident, changed[0]);
+    }
+
+    private static String capped(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max - 1) + "…";
     }
 
     // ---- remediation and notification guards ----
@@ -587,14 +1158,21 @@ public final class IncidentService {
         ObjectNode v = json.createObjectNode();
         v.put("id", id);
         v.put("fingerprint", request.fingerprint());
-        v.put("title", request.title());
+        v.put("title", capped(request.title(), MAX_TITLE));
         v.put("severity", request.severity());
         v.put("status", Incident.OPEN);
         v.put("source", request.source());
         ObjectNode labels = v.putObject("labels");
         request.labels().forEach(labels::put);
         if (request.summary() != null) {
-            v.put("summary", request.summary());
+            v.put("summary", capped(request.summary(), MAX_SUMMARY));
+        }
+        if (request.target() != null) {
+            ObjectNode t = v.putObject("target");
+            t.put("kind", request.target().kind().name().toLowerCase(java.util.Locale.ROOT));
+            t.put("name", request.target().name());
+            t.put("namespace", request.target().namespace());
+            t.put("instance", request.target().instance());
         }
         v.put("openedAt", now());
         v.put("lastSeenAt", now());

@@ -9,12 +9,15 @@ import java.time.Duration;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Incidents in shared memory and their tools. {@code cadre.incidents.remediation-window} (PT1H),
  * {@code escalate-after} (3 sightings), {@code notify-window} (PT30M), {@code duplicate-window}
- * (PT10S: copies of one Alertmanager notification within it are one sighting), {@code open-at} (high).
+ * (PT10S: copies of one Alertmanager notification within it are one sighting), {@code
+ * sighting-write-interval} (PT1M: how often a sighting may rewrite the record's counters; every
+ * sighting is on the timeline), {@code open-at} (high).
  */
 @Configuration(proxyBeanMethods = false)
 class IncidentsConfiguration {
@@ -28,13 +31,17 @@ class IncidentsConfiguration {
             @Value("${cadre.incidents.escalate-after:3}") int escalateAfter,
             @Value("${cadre.incidents.notify-window:PT30M}") Duration notifyWindow,
             @Value("${cadre.incidents.duplicate-window:PT10S}") Duration duplicateWindow,
-            SecretRedactor redactor) {
+            @Value("${cadre.incidents.sighting-write-interval:PT1M}") Duration sightingWriteInterval,
+            SecretRedactor redactor,
+            JdbcClient jdbc) {
         return new IncidentService(
                 memory,
                 json,
                 clock,
-                new IncidentService.Settings(remediationWindow, escalateAfter, notifyWindow, duplicateWindow),
-                redactor);
+                new IncidentService.Settings(
+                        remediationWindow, escalateAfter, notifyWindow, duplicateWindow, sightingWriteInterval),
+                redactor,
+                new JdbcIncidentTimeline(jdbc, json));
     }
 
     @Bean

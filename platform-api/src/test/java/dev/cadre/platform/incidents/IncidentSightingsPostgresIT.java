@@ -34,6 +34,19 @@ class IncidentSightingsPostgresIT {
         poolA = TestDatabases.pool(schema, 4);
         poolB = TestDatabases.pool(schema, 4);
         MemorySchema.migrate(poolA);
+        // The platform's timeline tables (Flyway creates them in the platform; here the migration alone).
+        try (var in =
+                IncidentSightingsPostgresIT.class.getResourceAsStream("/db/migration/V44__incident_timeline.sql")) {
+            String sql = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            var jdbc = org.springframework.jdbc.core.simple.JdbcClient.create(poolA);
+            for (String statement : sql.replaceAll("(?m)^--.*$", "").split(";")) {
+                if (!statement.isBlank()) {
+                    jdbc.sql(statement).update();
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @AfterAll
@@ -65,6 +78,9 @@ class IncidentSightingsPostgresIT {
                 JsonMapper.builder().build(),
                 Clock.systemUTC(),
                 new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10)),
-                dev.cadre.platform.web.SecretRedactor.standard());
+                dev.cadre.platform.web.SecretRedactor.standard(),
+                new JdbcIncidentTimeline(
+                        org.springframework.jdbc.core.simple.JdbcClient.create(pool),
+                        JsonMapper.builder().build()));
     }
 }
