@@ -28,6 +28,7 @@ import org.springframework.web.method.annotation.HandlerMethodValidationExceptio
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
  * Turns every error of the REST API into an RFC 9457 problem-details body that names the field or
@@ -151,6 +152,9 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
             HttpMessageNotReadableException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         String field = null;
         String detail = "the request body is not valid JSON";
+        if (ex.getMostSpecificCause() instanceof UnrecognizedPropertyException unknown) {
+            return unknownField(unknown, status);
+        }
         if (ex.getMostSpecificCause() instanceof JacksonException je) {
             field = pathOf(je);
             String msg = je.getOriginalMessage();
@@ -166,6 +170,28 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (field != null) {
             pd.setProperty("field", field);
         }
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(pd);
+    }
+
+    /**
+     * A field the request type does not have: named with its path, and the fields that exist at
+     * that place listed, so a misspelt {@code editedArguments} says {@code arguments} is meant.
+     */
+    private static ResponseEntity<Object> unknownField(UnrecognizedPropertyException e, HttpStatusCode status) {
+        String field = pathOf(e);
+        if (field == null) {
+            field = e.getPropertyName();
+        }
+        List<String> known = e.getKnownPropertyIds() == null
+                ? List.of()
+                : e.getKnownPropertyIds().stream().map(String::valueOf).sorted().toList();
+        String detail = "unknown field '" + field + "'"
+                + (known.isEmpty() ? "" : "; the fields here are " + String.join(", ", known));
+        ProblemDetail pd = Problems.of(status, "unknown-field", "Unknown request field", detail);
+        pd.setProperty("field", field);
+        pd.setProperty("knownFields", known);
         return ResponseEntity.status(status)
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(pd);
