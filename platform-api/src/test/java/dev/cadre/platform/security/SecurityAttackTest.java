@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
-import dev.cadre.platform.support.PlatformTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -24,7 +23,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
-import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -32,21 +30,7 @@ import tools.jackson.databind.JsonNode;
  * branch (1 revocation and sessions, 3 separation of duties, 7 bounded resources, 8 web hardening).
  * Runs with the production defaults for separation of duties, and small limits so they can be hit.
  */
-@PlatformTest
-@TestPropertySource(
-        properties = {
-            "cadre.approvals.separation-of-duties=true",
-            "cadre.security.session.max-per-key=2",
-            "cadre.security.rate-limit.requests-per-second=50",
-            "cadre.security.rate-limit.burst=40",
-            "cadre.sse.max-streams-per-key=2",
-            "cadre.sse.idle-timeout=PT5S",
-            "server.forward-headers-strategy=native",
-            // Issue 23 finding 7: small intake caps so one test can hit both.
-            "cadre.integrations.alertmanager.max-alerts-per-delivery=4",
-            "cadre.integrations.alertmanager.new-incidents-per-minute=6",
-            "cadre.integrations.alertmanager.agent=triage"
-        })
+@AttackLimits
 @ExtendWith(OutputCaptureExtension.class)
 class SecurityAttackTest {
 
