@@ -20,29 +20,29 @@ public final class FindingsText {
     /** Every finding found in {@code text}, in order of appearance. */
     public static List<Finding> extract(String text) {
         List<Finding> out = new ArrayList<>();
-        collectFromText(text, out, 0);
+        collectFromText(text, out, 0, new BracketScan(text));
         return out;
     }
 
     /** Every finding in a JSON tree (arrays of findings, {@code findings} fields, JSON in strings). */
     public static List<Finding> extract(JsonNode node) {
         List<Finding> out = new ArrayList<>();
-        collect(node, out, 0);
+        collect(node, out, 0, new BracketScan(node.toString()));
         return out;
     }
 
-    private static void collectFromText(String text, List<Finding> out, int depth) {
+    private static void collectFromText(String text, List<Finding> out, int depth, BracketScan scan) {
         if (depth > 4) {
             return;
         }
         int i = 0;
-        while (i < text.length()) {
+        while (i < text.length() && !scan.spent()) {
             char c = text.charAt(i);
             if (c == '{' || c == '[') {
-                int end = matching(text, i);
+                int end = scan.matching(text, i);
                 if (end > i) {
                     try {
-                        collect(MAPPER.readTree(text.substring(i, end + 1)), out, depth);
+                        collect(MAPPER.readTree(text.substring(i, end + 1)), out, depth, scan);
                         i = end + 1;
                         continue;
                     } catch (RuntimeException notJson) {
@@ -54,33 +54,7 @@ public final class FindingsText {
         }
     }
 
-    /** The index of the bracket closing the one at {@code start}, honouring JSON strings; -1 if none. */
-    private static int matching(String text, int start) {
-        int depth = 0;
-        boolean inString = false;
-        for (int i = start; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (inString) {
-                if (c == '\\') {
-                    i++;
-                } else if (c == '"') {
-                    inString = false;
-                }
-            } else if (c == '"') {
-                inString = true;
-            } else if (c == '{' || c == '[') {
-                depth++;
-            } else if (c == '}' || c == ']') {
-                depth--;
-                if (depth == 0) {
-                    return i;
-                }
-            }
-        }
-        return -1;
-    }
-
-    private static void collect(JsonNode node, List<Finding> out, int depth) {
+    private static void collect(JsonNode node, List<Finding> out, int depth, BracketScan scan) {
         if (node.isArray()) {
             boolean findingsArray = node.size() > 0
                     && node.get(0).isObject()
@@ -90,17 +64,17 @@ public final class FindingsText {
                 out.addAll(Findings.parse("finding", node.toString()));
                 return;
             }
-            node.forEach(n -> collect(n, out, depth));
+            node.forEach(n -> collect(n, out, depth, scan));
         } else if (node.isObject()) {
             if (node.path("findings").isArray()) {
                 out.addAll(Findings.parse("finding", node.toString()));
                 return;
             }
             for (Map.Entry<String, JsonNode> field : node.properties()) {
-                collect(field.getValue(), out, depth);
+                collect(field.getValue(), out, depth, scan);
             }
         } else if (node.isString() && node.asString().indexOf('{') >= 0) {
-            collectFromText(node.asString(), out, depth + 1);
+            collectFromText(node.asString(), out, depth + 1, scan);
         }
     }
 }
