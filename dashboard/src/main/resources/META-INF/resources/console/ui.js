@@ -108,6 +108,65 @@ export function errorBox(err, retry) {
     retry ? h('button', { type: 'button', class: 'btn small', onclick: retry }, 'Retry') : null);
 }
 
+/**
+ * The small Markdown subset agents' answers are rendered in (paragraphs, line breaks, "- " lists
+ * nested by indentation, #-headings, **bold**, `code`), built as DOM nodes whose text is always set
+ * as text: nothing in an answer can become markup, so no sanitiser is needed.
+ */
+export function markdown(text, attrs = {}) {
+  const root = h('div', { ...attrs, class: `markdown ${attrs.class || ''}`.trim() });
+  const lists = []; // open lists, outermost first: { indent, ul, li }
+  let para = null;
+  for (const line of String(text ?? '').replace(/\r\n?/g, '\n').split('\n')) {
+    const item = /^(\s*)[-*] (.*)$/.exec(line);
+    if (item) {
+      para = null;
+      const indent = item[1].length;
+      while (lists.length && lists[lists.length - 1].indent > indent) lists.pop();
+      let top = lists[lists.length - 1];
+      if (!top || indent > top.indent) {
+        const ul = h('ul');
+        (top?.li || root).append(ul);
+        top = { indent, ul, li: null };
+        lists.push(top);
+      }
+      top.li = h('li', {}, inline(item[2]));
+      top.ul.append(top.li);
+    } else if (!line.trim()) {
+      para = null;
+      lists.length = 0;
+    } else if (lists.length && /^\s+\S/.test(line)) {
+      lists[lists.length - 1].li.append(h('br'), ...inline(line.trim()));
+    } else {
+      lists.length = 0;
+      const heading = /^(#{1,4}) (.*)$/.exec(line);
+      if (heading) {
+        para = null;
+        root.append(h(`h${heading[1].length + 2}`, {}, inline(heading[2])));
+      } else if (para) {
+        para.append(h('br'), ...inline(line));
+      } else {
+        para = h('p', {}, inline(line));
+        root.append(para);
+      }
+    }
+  }
+  return root;
+}
+
+function inline(text) {
+  const out = [];
+  const re = /\*\*([^*]+)\*\*|`([^`]+)`/g;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(m[1] !== undefined ? h('strong', {}, m[1]) : h('code', {}, m[2]));
+    last = re.lastIndex;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
 export function pretty(value) {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') {

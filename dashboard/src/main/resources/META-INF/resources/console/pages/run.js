@@ -1,7 +1,7 @@
 // Run detail: facts, the live call chain (stored spans merged with the SSE events of work still in
 // progress), node details, pending approvals of this run, the answer and each subagent's outcome.
 import { get, post, followRun } from '../api.js';
-import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, TERMINAL, esc, every } from '../ui.js';
+import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, markdown, TERMINAL, esc, every } from '../ui.js';
 import { CallTree, failed } from '../calltree.js';
 import { approvalCard } from './approvals.js';
 import { caseSection } from './runcase.js';
@@ -146,7 +146,7 @@ export async function render(root, route, ctx) {
       run.error ? [h('h2', {}, 'Error'), h('div', { class: 'error-box', id: 'run-error' },
         h('strong', {}, run.error.category), run.error.code ? ` (${run.error.code})` : '', ': ', run.error.message || '')] : null,
       h('h2', {}, 'Final answer'),
-      run.result ? h('pre', { class: 'answer', id: 'run-result' }, run.result)
+      run.result ? markdown(run.resultText ?? run.result, { class: 'answer', id: 'run-result' })
         : h('p', { class: 'muted', id: 'run-result' }, TERMINAL.includes(run.status) ? 'No answer.' : 'Not yet: the run is still working.'),
       h('h2', {}, 'Subagent outcomes'),
       subs.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'grid', id: 'subagents' },
@@ -154,7 +154,7 @@ export async function render(root, route, ctx) {
         h('tbody', {}, flatSubs(subs).map(({ s, depth }) => h('tr', { 'data-worker': s.worker },
           h('td', { style: { paddingLeft: `${0.5 + depth}rem` } }, s.worker),
           h('td', {}, statusBadge(s.status), ' ', categoryBadge(s.error?.category)),
-          h('td', {}, s.summary || h('span', { class: 'muted' }, '(empty summary)'), s.error?.message ? h('div', { class: 'muted' }, s.error.message) : null),
+          h('td', {}, s.summary ? markdown(s.summaryText ?? s.summary, { class: 'summary' }) : h('span', { class: 'muted' }, '(empty summary)'), s.error?.message ? h('div', { class: 'muted' }, s.error.message) : null),
           h('td', { class: 'num' }, `${fmtNum(s.usage?.inputTokens)} / ${fmtNum(s.usage?.outputTokens)}`),
           h('td', {}, (s.toolsCalled || []).join(', ') || '—'),
           h('td', { class: 'num' }, fmtDuration(s.durationMs)))))))

@@ -1,5 +1,9 @@
 package dev.cadre.platform.runs;
 
+import dev.cadre.agent.workflow.Finding;
+import dev.cadre.agent.workflow.Findings;
+import dev.cadre.agent.workflow.FindingsText;
+import dev.cadre.agent.workflow.Prose;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
@@ -13,6 +17,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +37,7 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Runs: submit, follow (SSE), inspect, list and cancel. */
 @RestController
@@ -40,6 +46,8 @@ class RunController {
 
     private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
     private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
+    /** Findings are looked for in a run's first this many characters of answers; a page of runs stays cheap. */
+    private static final int MAX_FINDINGS_SCAN = 200_000;
 
     private final RunService runs;
     private final RunEventStreams streams;
@@ -100,9 +108,28 @@ class RunController {
             String status,
             String input,
             @Nullable String context,
-            @Nullable String result,
+
+            @Schema(description = "The answer as the agent gave it (for programs: JSON stays JSON)") @Nullable
+            String result,
+
+            @Schema(
+                    description = "The answer for people, as Markdown: JSON in it (a worker's result, a tool's"
+                            + " record, findings) rendered as text and lists")
+            @Nullable
+            String resultText,
+
+            @Schema(
+                    description = "The standard findings in the answer (severity, category, target,"
+                            + " description, suggestion, confidence), most severe first; empty when it has none")
+            JsonNode findings,
+
             @Nullable ErrorView error,
+
+            @Schema(
+                    description = "The workers' outcomes: each one's summary as its parent read it and,"
+                            + " as summaryText, the same as Markdown for people")
             JsonNode subagents,
+
             JsonNode toolsCalled,
             UsageView usage,
             CostView cost,
@@ -319,6 +346,8 @@ class RunController {
                 ? null
                 : Duration.between(r.startedAt(), r.finishedAt() == null ? Instant.now() : r.finishedAt())
                         .toMillis();
+        JsonNode subagents =
+                r.subagentsJson() == null ? json.createArrayNode() : withText(json.readTree(r.subagentsJson()));
         return new RunView(
                 r.id(),
                 r.agent(),
@@ -326,10 +355,12 @@ class RunController {
                 r.input(),
                 r.context(),
                 r.result(),
+                Prose.markdown(r.result()),
+                findings(r.result(), subagents),
                 r.failureCategory() == null
                         ? null
                         : new ErrorView(r.failureCategory(), r.failureCode(), r.failureMessage()),
-                r.subagentsJson() == null ? json.createArrayNode() : json.readTree(r.subagentsJson()),
+                subagents,
                 r.toolsCalledJson() == null ? json.createArrayNode() : json.readTree(r.toolsCalledJson()),
                 new UsageView(r.inputTokens(), r.outputTokens(), r.inputTokens() + r.outputTokens()),
                 new CostView(r.cost(), currency, r.maxCost()),
@@ -353,5 +384,50 @@ class RunController {
                 r.deadline(),
                 replay,
                 progress);
+    }
+
+    /**
+     * The standard findings of the run — in its answer and its workers' summaries at every depth —
+     * de-duplicated, most severe first.
+     */
+    private static JsonNode findings(@Nullable String result, JsonNode subagents) {
+        List<Finding> all = new ArrayList<>();
+        int[] scanned = {0};
+        if (result != null) {
+            collect(result, all, scanned);
+        }
+        collectFromWorkers(subagents, all, scanned);
+        return Findings.toJson(Findings.aggregate(all).sorted()).get("findings");
+    }
+
+    private static void collectFromWorkers(JsonNode subagents, List<Finding> into, int[] scanned) {
+        for (JsonNode s : subagents) {
+            if (s.path("summary").isString()) {
+                collect(s.get("summary").asString(), into, scanned);
+            }
+            collectFromWorkers(s.path("subagents"), into, scanned);
+        }
+    }
+
+    private static void collect(String text, List<Finding> into, int[] scanned) {
+        scanned[0] += text.length();
+        if (scanned[0] <= MAX_FINDINGS_SCAN) {
+            into.addAll(FindingsText.extract(text));
+        }
+    }
+
+    /** Each worker's summary also as Markdown ({@code summaryText}), at every depth. */
+    private static JsonNode withText(JsonNode subagents) {
+        for (JsonNode s : subagents) {
+            if (s instanceof ObjectNode o) {
+                if (o.path("summary").isString()) {
+                    o.put("summaryText", Prose.markdown(o.get("summary").asString()));
+                }
+                if (o.path("subagents").isArray()) {
+                    withText(o.get("subagents"));
+                }
+            }
+        }
+        return subagents;
     }
 }

@@ -193,7 +193,7 @@ class ConsoleBrowserTest {
             return w != null && w.size() >= 3 ? w : null;
         });
         assertThat(workers).contains("cpu-inspector", "memory-inspector", "disk-inspector");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("pre#run-result")));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#run-result")));
         shot("run-detail");
         assertThat(runId).isNotBlank();
     }
@@ -737,7 +737,7 @@ class ConsoleBrowserTest {
         logIn(viewer);
         go("#/runs/" + runId);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run-status"), "completed"));
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("pre#run-result")));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#run-result")));
         // The panel is built with the outcome, so it would be there by now.
         assertThat(browser.findElements(By.id("save-case"))).isEmpty();
         assertThat(browser.findElement(By.id("run-case")).getText()).isEmpty();
