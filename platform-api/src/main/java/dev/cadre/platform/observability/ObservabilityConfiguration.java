@@ -66,10 +66,14 @@ class ObservabilityConfiguration {
                 .build();
     }
 
-    /** Tool arguments and results enter spans only when asked for, and then redacted. */
+    /**
+     * Tool arguments and results enter spans unless turned off, always redacted and never more than
+     * the model read (a capped output is kept whole only behind its handle): operators debugging a
+     * call chain need them.
+     */
     @Bean
     TelemetryOptions agentTelemetryOptions(
-            @Value("${cadre.tracing.capture-content:false}") boolean captureContent, SecretRedactor redactor) {
+            @Value("${cadre.tracing.capture-content:true}") boolean captureContent, SecretRedactor redactor) {
         return new TelemetryOptions(captureContent, (tool, text) -> redactor.redactText(text));
     }
 

@@ -20,8 +20,6 @@ import org.springframework.context.annotation.Import;
             "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
             "cadre.http.max-body-bytes=65536",
             "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
-            // Tool arguments and results in spans, so the redaction test has something to check.
-            "cadre.tracing.capture-content=true",
             "cadre.tracing.store-delay=PT0.05S",
             "cadre.runbooks.dir=target/runbooks",
             "cadre.tools.workspace.dir=target/workspaces",

@@ -20,7 +20,6 @@ import org.springframework.context.annotation.Import;
             "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
             "cadre.http.max-body-bytes=65536",
             "cadre.agents.locations=classpath:agents/*.yaml,classpath:test-agents/*.yaml",
-            "cadre.tracing.capture-content=true",
             "cadre.tracing.store-delay=PT0.05S",
             "cadre.runbooks.dir=target/runbooks",
             "cadre.approvals.separation-of-duties=false",
