@@ -1,0 +1,180 @@
+package dev.cadre.platform.recall;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cadre.memory.InMemorySharedMemory;
+import dev.cadre.memory.MemoryEntry;
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.WriteOutcome;
+import dev.cadre.memory.Writer;
+import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.web.SecretRedactor;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The index follows the incidents in shared memory: rebuilt from them on start, a resolution written
+ * after start (by this instance or another) becomes searchable, a reopened incident leaves, and a
+ * second instance on the same store answers the same — the database is the one copy.
+ */
+class RecallServiceTest {
+
+    private static final Embedder MODEL = new CachingEmbedder(new MiniLmEmbedder());
+
+    private final JsonMapper json = JsonMapper.builder().build();
+    private final SharedMemory memory = new InMemorySharedMemory();
+    private final IncidentService incidents = new IncidentService(
+            memory,
+            json,
+            Clock.systemUTC(),
+            new IncidentService.Settings(Duration.ofHours(1), 3, Duration.ofMinutes(30)),
+            SecretRedactor.standard());
+    private final Writer alice = Writer.apiClient("alice");
+    private final List<RecallService> services = new java.util.ArrayList<>();
+
+    @AfterEach
+    void close() {
+        services.forEach(RecallService::close);
+        memory.close();
+    }
+
+    private RecallService service() {
+        RecallService s = new RecallService(
+                incidents,
+                memory,
+                json,
+                new IncidentIndex(MODEL, json, IncidentIndex.Settings.defaults()),
+                Clock.systemUTC(),
+                Duration.ZERO);
+        services.add(s);
+        return s;
+    }
+
+    private String open(String alert, String host, String summary) {
+        return incidents
+                .open(
+                        new IncidentService.OpenRequest(
+                                "alertmanager:" + alert + "/" + host,
+                                alert + " on " + host + ":9100",
+                                "high",
+                                "alertmanager",
+                                Map.of("alertname", alert, "instance", host + ":9100"),
+                                summary),
+                        alice,
+                        null)
+                .incident()
+                .id();
+    }
+
+    /** What the incident API stores on resolve: status, time and the resolver's root cause and fix. */
+    private void resolve(String id, String rootCause, String fix) {
+        change(id, v -> {
+            v.put("status", "resolved");
+            v.put("resolvedAt", java.time.Instant.now().toString());
+            v.putObject("resolution")
+                    .put("rootCause", rootCause)
+                    .put("fix", fix)
+                    .put("by", "alice");
+            return v;
+        });
+    }
+
+    private void change(String id, UnaryOperator<ObjectNode> f) {
+        MemoryEntry e = memory.get(IncidentService.NAMESPACE, id, true).orElseThrow();
+        ObjectNode v = f.apply((ObjectNode) json.readTree(e.value()));
+        assertThat(memory.put(IncidentService.NAMESPACE, id, v.toString(), e.version(), alice))
+                .isInstanceOf(WriteOutcome.Written.class);
+    }
+
+    private List<String> similarIds(RecallService s, String id) {
+        return s.similarTo(id, RecallService.Filters.none(5)).orElseThrow().stream()
+                .map(h -> h.record().incidentId())
+                .toList();
+    }
+
+    @Test
+    void rebuilds_from_the_database_and_follows_resolutions_made_later() {
+        String disk = open("HostOutOfDiskSpace", "web-1", "Filesystem / is 97% full, /var/log holds 40 GB of logs");
+        resolve(disk, "logrotate config broken, logs filled the disk", "fixed logrotate and compressed old logs");
+        String cpu = open("HostHighCpuLoad", "db-2", "CPU above 95% for 15 minutes, a cron job spins in a loop");
+        resolve(cpu, "stuck cron job", "killed the process");
+        String stillOpen = open("HostOutOfDiskSpace", "web-4", "Root disk almost full, application logs growing");
+
+        RecallService first = service();
+        first.startNow();
+        assertThat(first.status().indexed()).isEqualTo(2);
+
+        String now = open("DiskSpaceLow", "web-9", "Only 2 GB left on /, logs under /var/log not rotated");
+        List<String> found = similarIds(first, now);
+        assertThat(found).containsExactly(disk, cpu);
+        SimilarIncident top = first.similarTo(now, RecallService.Filters.none(1))
+                .orElseThrow()
+                .getFirst();
+        assertThat(top.record().rootCause()).isEqualTo("logrotate config broken, logs filled the disk");
+        assertThat(top.record().fix()).isEqualTo("fixed logrotate and compressed old logs");
+        assertThat(top.record().resolvedBy()).isEqualTo("alice");
+        assertThat(top.record().targetName()).isEqualTo("web-1");
+
+        // Resolved after start: the change stream brings it in; never the incident asked about.
+        resolve(stillOpen, "application debug logging left on", "turned debug logging off, rotated logs");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> similarIds(first, now).size() == 3);
+        assertThat(similarIds(first, stillOpen)).doesNotContain(stillOpen);
+
+        // Reopened: no longer a memory of a resolution.
+        change(stillOpen, v -> v.put("status", "open"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> similarIds(first, now).size() == 2);
+
+        // Another instance (or this one restarted) rebuilds from the same database and answers the same.
+        RecallService second = service();
+        second.startNow();
+        assertThat(similarIds(second, now)).isEqualTo(similarIds(first, now));
+        assertThat(first.similarTo("inc-nope", RecallService.Filters.none(3))).isEmpty();
+    }
+
+    @Test
+    void filters_keep_to_the_same_target_kind_and_time_window() {
+        String host = open("HostOutOfMemory", "api-1", "Memory usage climbing for days, OOM killer");
+        resolve(host, "memory leak in the api", "restarted and patched");
+        String pod = incidents
+                .open(
+                        new IncidentService.OpenRequest(
+                                "alertmanager:KubePodOOMKilled/shop",
+                                "KubePodOOMKilled on cart-abc",
+                                "high",
+                                "alertmanager",
+                                Map.of("alertname", "KubePodOOMKilled", "namespace", "shop", "pod", "cart-abc-def"),
+                                "Container was OOMKilled, memory at its limit"),
+                        alice,
+                        null)
+                .incident()
+                .id();
+        resolve(pod, "memory limit too low", "raised the limit");
+        RecallService s = service();
+        s.startNow();
+        String now = open("HostOutOfMemory", "api-7", "Available memory below 5%, OOM killer invoked");
+
+        assertThat(similarIds(s, now)).containsExactlyInAnyOrder(host, pod);
+        var sameKind = new RecallService.Filters(true, false, false, null, 5, SimilarQuery.Mode.HYBRID);
+        assertThat(s.similarTo(now, sameKind).orElseThrow())
+                .extracting(h -> h.record().incidentId())
+                .containsExactly(host);
+        var lastHour = new RecallService.Filters(false, false, false, Duration.ofHours(1), 5, SimilarQuery.Mode.HYBRID);
+        assertThat(s.similarTo(now, lastHour).orElseThrow()).hasSize(2);
+        var any = RecallService.Filters.none(5);
+        assertThat(s.similarToText("container OOMKilled at its memory limit", "POD", any))
+                .extracting(h -> h.record().incidentId())
+                .containsExactly(pod);
+        assertThat(s.similarToText("container OOMKilled at its memory limit", "SERVICE", any))
+                .isEmpty();
+    }
+}
