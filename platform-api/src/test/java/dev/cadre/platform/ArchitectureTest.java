@@ -169,6 +169,7 @@ class ArchitectureTest {
             Map.entry("cadre_tool_output_chunk", "dev.cadre.platform.tooloutput.JdbcToolOutputStore"),
             Map.entry("cadre_incident_event", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
             Map.entry("cadre_incident_delivery", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
+            Map.entry("cadre_outbox", "dev.cadre.platform.outbox.OutboxStore"),
             // Written by the baseline migration only.
             Map.entry("cadre_maintenance_lease", "dev.cadre.platform.retention.MaintenanceLease"),
             Map.entry("cadre_schema_info", MIGRATIONS_ONLY));
