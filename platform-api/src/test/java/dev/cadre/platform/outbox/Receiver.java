@@ -44,6 +44,7 @@ final class Receiver implements AutoCloseable {
     final List<Request> requests = new CopyOnWriteArrayList<>();
     private final Set<String> processed = ConcurrentHashMap.newKeySet();
     private final List<Request> effects = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.CountDownLatch firstRequest = new java.util.concurrent.CountDownLatch(1);
 
     Receiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -79,12 +80,15 @@ final class Receiver implements AutoCloseable {
         if (step == null) {
             step = last;
         }
+        // A 2xx step acts on the request before answering: a slow answer, or a sender that dies
+        // before it reads the answer, still leaves the effect behind (the case the key is for).
+        if (step.status() / 100 == 2 && processed.add(r.idempotencyKey())) {
+            effects.add(r);
+        }
+        firstRequest.countDown();
         try {
             if (step.delayMillis() > 0) {
                 Thread.sleep(step.delayMillis());
-            }
-            if (step.status() / 100 == 2 && processed.add(r.idempotencyKey())) {
-                effects.add(r);
             }
             if (!step.retryAfter().isEmpty()) {
                 x.getResponseHeaders().add("Retry-After", step.retryAfter());
