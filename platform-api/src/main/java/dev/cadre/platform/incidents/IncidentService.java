@@ -1064,35 +1064,6 @@ public final class IncidentService {
         });
     }
 
-    /**
-     * Claims one notification of {@code kind} for the incident: an {@code alert} at most once per
-     * notify window, an {@code escalation} once ever. False when one was already sent.
-     */
-    public boolean claimNotification(String incidentId, String kind, Writer writer) {
-        Instant now = clock.instant();
-        boolean[] granted = {false};
-        modify(incidentId, writer, v -> {
-            granted[0] = false;
-            for (JsonNode n : v.path("notifications")) {
-                if (kind.equals(n.path("kind").asString())) {
-                    if (kind.equals("escalation")) {
-                        return null;
-                    }
-                    Instant at = Instant.parse(n.path("at").asString());
-                    if (at.plus(settings.notifyWindow()).isAfter(now)) {
-                        return null;
-                    }
-                }
-            }
-            ArrayNode list = v.has("notifications") ? (ArrayNode) v.get("notifications") : v.putArray("notifications");
-            list.addObject().put("kind", kind).put("at", now.toString());
-            capNotifications(list, now);
-            granted[0] = true;
-            return v;
-        });
-        return granted[0];
-    }
-
     /** What an agent may still do about the incident: the hint scripted and real agents read. */
     public String remediationHint(Incident incident, boolean escalatedNow) {
         if (!incident.active()) {
@@ -1248,22 +1219,6 @@ public final class IncidentService {
         for (int i = 0; i < list.size() && list.size() > MAX_RECORDS; ) {
             JsonNode r = list.get(i);
             if (!"running".equals(r.path("status").asString()) && !withinWindow(r)) {
-                list.remove(i);
-            } else {
-                i++;
-            }
-        }
-    }
-
-    /** Drops the oldest alert notifications outside the notify window; the escalation record stays. */
-    private void capNotifications(ArrayNode list, Instant now) {
-        for (int i = 0; i < list.size() && list.size() > MAX_RECORDS; ) {
-            JsonNode n = list.get(i);
-            boolean old = !"escalation".equals(n.path("kind").asString())
-                    && !Instant.parse(n.path("at").asString())
-                            .plus(settings.notifyWindow())
-                            .isAfter(now);
-            if (old) {
                 list.remove(i);
             } else {
                 i++;

@@ -132,6 +132,14 @@ public final class Outbox implements AutoCloseable {
         return store.find(id);
     }
 
+    /**
+     * The deliveries of {@code kind} about {@code subject} still in the table (delivered and failed
+     * ones are kept for {@code cadre.outbox.keep}), oldest first.
+     */
+    public List<OutboxDelivery> about(String subject, String kind) {
+        return store.about(subject, kind);
+    }
+
     /** Whether a delivery of {@code kind} about {@code subject} still waits to be delivered. */
     public boolean pending(String subject, String kind) {
         return store.pending(subject, kind);

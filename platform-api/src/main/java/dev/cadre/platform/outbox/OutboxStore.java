@@ -86,16 +86,13 @@ public final class OutboxStore {
                 .optional();
     }
 
-    /** The deliveries about a subject (an incident), oldest first, at most {@code limit}. */
-    public List<OutboxDelivery> bySubject(String subject, int limit) {
-        return jdbc
-                .sql("SELECT " + COLUMNS + " FROM cadre_outbox WHERE subject = ? ORDER BY created_at, id")
-                .param(subject)
+    /** The deliveries of {@code kind} about a subject (an incident), oldest first. */
+    public List<OutboxDelivery> about(String subject, String kind) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_outbox WHERE subject = ? AND kind = ?"
+                        + " ORDER BY created_at, id")
+                .params(subject, kind)
                 .query(OutboxStore::map)
-                .list()
-                .stream()
-                .limit(limit)
-                .toList();
+                .list();
     }
 
     /** Whether a delivery of {@code kind} about {@code subject} is still waiting to be delivered. */
@@ -252,7 +249,8 @@ public final class OutboxStore {
     }
 
     private static OffsetDateTime ts(Instant i) {
-        return i.atOffset(ZoneOffset.UTC);
+        // To the column's precision (microseconds): a rounded-up due time would not be due "now".
+        return i.truncatedTo(java.time.temporal.ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
     }
 
     private static String abbreviate(String s) {

@@ -4,9 +4,15 @@ import dev.cadre.platform.agents.ToolProvider;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.observability.OutboundTraceContext;
+import dev.cadre.platform.outbox.Outbox;
+import dev.cadre.platform.outbox.OutboxChannel;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -27,20 +33,59 @@ class OpsToolsConfiguration {
         return new Runbooks(config.dir(), config.timeout());
     }
 
+    /** The outbox channel notifications are delivered through ({@code cadre.tools.notify.webhook-url}). */
+    @Bean
+    OutboxChannel notifyChannel(OpsToolsProperties config) {
+        return new OutboxChannel(
+                Notifier.NOTIFY_CHANNEL,
+                config.notification().webhookUrl(),
+                config.notification().timeout());
+    }
+
+    /** The escalation pages' channel ({@code cadre.tools.notify.escalation-url}, default the webhook). */
+    @Bean
+    OutboxChannel escalationChannel(OpsToolsProperties config) {
+        return new OutboxChannel(
+                Notifier.ESCALATION_CHANNEL,
+                config.notification().escalationUrl(),
+                config.notification().timeout());
+    }
+
     @Bean
     Notifier notifier(
             OpsToolsProperties config,
+            @Value("${cadre.public-url:}") String publicUrl,
+            Outbox outbox,
             JsonMapper json,
             Clock clock,
             IncidentService incidents,
             dev.cadre.platform.web.SecretRedactor redactor) {
-        HttpClient http = HttpClient.newBuilder()
-                .connectTimeout(config.notification().timeout())
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
-        Notifier notifier = new Notifier(config.notification(), http, json, clock, incidents, redactor);
+        Notifier notifier =
+                new Notifier(config.notification(), publicUrl(publicUrl), outbox, json, clock, incidents, redactor);
         incidents.addListener(notifier);
+        outbox.addListener(notifier);
         return notifier;
+    }
+
+    /** {@code cadre.public-url}: absolute http(s), no query or fragment, no trailing slash; null when unset. */
+    static @Nullable URI publicUrl(String value) {
+        if (value.isBlank()) {
+            return null;
+        }
+        String v = value.strip().replaceAll("/+$", "");
+        try {
+            URI u = new URI(v);
+            if ((!"http".equals(u.getScheme()) && !"https".equals(u.getScheme()))
+                    || u.getHost() == null
+                    || u.getRawQuery() != null
+                    || u.getRawFragment() != null) {
+                throw new URISyntaxException(v, "not an absolute http(s) URL without query or fragment");
+            }
+            return u;
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("cadre.public-url must be an absolute http(s) URL without query or"
+                    + " fragment (where people open the console, e.g. https://cadre.example.com), was '" + value + "'");
+        }
     }
 
     @Bean(destroyMethod = "close")
@@ -79,7 +124,12 @@ class OpsToolsConfiguration {
                 new HostMetricsTool(system, config.hostMetrics(), json),
                 new RunbookExecuteTool(
                         runbooks, incidents, runbookConfig.maxOutputChars(), runbookConfig.environment(), json),
-                new NotifyTool(notifier, incidents, json),
+                new NotifyTool(
+                        notifier,
+                        incidents,
+                        approvals,
+                        json,
+                        config.notification().timeout()),
                 new AskHumanTool(approvals, json),
                 new FindingsAggregateTool(json));
         return () -> tools;

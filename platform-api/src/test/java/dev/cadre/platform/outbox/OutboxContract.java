@@ -2,6 +2,8 @@ package dev.cadre.platform.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cadre.platform.support.MovableClock;
+import dev.cadre.platform.support.WebhookReceiver;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -46,8 +48,8 @@ abstract class OutboxContract {
                 .migrate();
     }
 
-    Receiver receiver;
-    TestClock clock;
+    WebhookReceiver receiver;
+    MovableClock clock;
     final List<String> settled = new CopyOnWriteArrayList<>();
     SimpleMeterRegistry registry;
     final List<Outbox> outboxes = new ArrayList<>();
@@ -55,8 +57,8 @@ abstract class OutboxContract {
     @BeforeEach
     void setUp() throws Exception {
         JdbcClient.create(dataSource()).sql("DELETE FROM cadre_outbox").update();
-        receiver = new Receiver();
-        clock = new TestClock(START);
+        receiver = new WebhookReceiver();
+        clock = new MovableClock(START);
         registry = new SimpleMeterRegistry();
     }
 
@@ -119,7 +121,8 @@ abstract class OutboxContract {
 
     @Test
     void error500_thenATimeout_then200_isDeliveredOnce_afterRetries_withOneKey() throws Exception {
-        receiver.answering(Receiver.Step.status(500), Receiver.Step.slow(3000), Receiver.Step.status(200));
+        receiver.answering(
+                WebhookReceiver.Step.status(500), WebhookReceiver.Step.slow(3000), WebhookReceiver.Step.status(200));
         Outbox o = outbox();
         OutboxDelivery d = o.enqueue(message("alert:inc-1:1")).delivery();
 
@@ -147,7 +150,7 @@ abstract class OutboxContract {
 
         assertThat(receiver.requests).hasSize(3);
         assertThat(receiver.requests)
-                .extracting(Receiver.Request::idempotencyKey)
+                .extracting(WebhookReceiver.Request::idempotencyKey)
                 .containsOnly("alert:inc-1:1");
         assertThat(receiver.processed()).hasSize(1);
         assertThat(settled).containsExactly("pending 500 #1", "pending 0 #2", "delivered 200 #3");
@@ -171,7 +174,7 @@ abstract class OutboxContract {
 
     @Test
     void error400_failsAtOnce_andIsNeverRetried() throws Exception {
-        receiver.answering(Receiver.Step.status(400));
+        receiver.answering(WebhookReceiver.Step.status(400));
         Outbox o = outbox();
         OutboxDelivery d = o.enqueue(message("alert:inc-1:2")).delivery();
         assertThat(o.runDue()).isEqualTo(1);
@@ -190,7 +193,10 @@ abstract class OutboxContract {
 
     @Test
     void error429_withRetryAfter_isTriedAgainExactlyThen_andA408IsRetriedToo() throws Exception {
-        receiver.answering(Receiver.Step.retryAfter(429, "120"), Receiver.Step.status(408), Receiver.Step.status(200));
+        receiver.answering(
+                WebhookReceiver.Step.retryAfter(429, "120"),
+                WebhookReceiver.Step.status(408),
+                WebhookReceiver.Step.status(200));
         Outbox o = outbox();
         OutboxDelivery d = o.enqueue(message("alert:inc-1:3")).delivery();
         assertThat(o.runDue()).isEqualTo(1);
@@ -207,7 +213,7 @@ abstract class OutboxContract {
 
     @Test
     void aReceiverThatKeepsFailing_failsTheDelivery_afterMaxAttempts() throws Exception {
-        receiver.answering(Receiver.Step.status(503));
+        receiver.answering(WebhookReceiver.Step.status(503));
         Outbox o = outbox("a", settings(3));
         OutboxDelivery d = o.enqueue(message("alert:inc-1:4")).delivery();
         assertThat(o.runDue()).isEqualTo(1);
@@ -243,7 +249,7 @@ abstract class OutboxContract {
 
     @Test
     void twoInstancesClaimingAtOnce_attemptEveryDeliveryOnce() throws Exception {
-        receiver.answering(Receiver.Step.status(200));
+        receiver.answering(WebhookReceiver.Step.status(200));
         Outbox a = outbox("a", settings(8));
         Outbox b = outbox("b", settings(8));
         for (int i = 0; i < 40; i++) {
@@ -271,7 +277,7 @@ abstract class OutboxContract {
         }
         assertThat(receiver.requests).hasSize(40);
         assertThat(new HashSet<>(receiver.requests.stream()
-                        .map(Receiver.Request::idempotencyKey)
+                        .map(WebhookReceiver.Request::idempotencyKey)
                         .toList()))
                 .hasSize(40);
     }

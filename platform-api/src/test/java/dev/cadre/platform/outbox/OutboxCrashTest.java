@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.memory.testing.ExternalServices;
 import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.WebhookReceiver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,9 +54,9 @@ class OutboxCrashTest {
     }
 
     private void crashAndResume(String url, String user, String password) throws Exception {
-        try (Receiver receiver = new Receiver()) {
+        try (WebhookReceiver receiver = new WebhookReceiver()) {
             // The first request is acted on and its answer held back until the sender is gone.
-            receiver.answering(Receiver.Step.slow(20_000), Receiver.Step.status(200));
+            receiver.answering(WebhookReceiver.Step.slow(20_000), WebhookReceiver.Step.status(200));
             String hook = receiver.url("/hook").toString();
             Process first = runner(url, user, password, hook, "crash-key-1");
             assertThat(receiver.firstRequest.await(90, TimeUnit.SECONDS))
@@ -75,7 +76,7 @@ class OutboxCrashTest {
                     .as("a receiver that does not de-duplicate: at least once")
                     .hasSize(2);
             assertThat(receiver.requests)
-                    .extracting(Receiver.Request::idempotencyKey)
+                    .extracting(WebhookReceiver.Request::idempotencyKey)
                     .containsOnly("crash-key-1");
             assertThat(receiver.processed())
                     .as("one that de-duplicates on the key: exactly once")

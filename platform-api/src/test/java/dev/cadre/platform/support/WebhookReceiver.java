@@ -1,4 +1,4 @@
-package dev.cadre.platform.outbox;
+package dev.cadre.platform.support;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -18,54 +18,54 @@ import java.util.concurrent.Executors;
  * step per request, the last step repeating, and keeps every request it got. It also de-duplicates on
  * {@code Idempotency-Key} the way a careful receiver does: {@link #processed()} holds each key once.
  */
-final class Receiver implements AutoCloseable {
+public final class WebhookReceiver implements AutoCloseable {
 
     /** One scripted answer: a status, an optional Retry-After, or a delay longer than the sender waits. */
-    record Step(int status, String retryAfter, long delayMillis) {
-        static Step status(int status) {
+    public record Step(int status, String retryAfter, long delayMillis) {
+        public static Step status(int status) {
             return new Step(status, "", 0);
         }
 
-        static Step retryAfter(int status, String value) {
+        public static Step retryAfter(int status, String value) {
             return new Step(status, value, 0);
         }
 
-        static Step slow(long millis) {
+        public static Step slow(long millis) {
             return new Step(200, "", millis);
         }
     }
 
     /** A request as received. */
-    record Request(String path, String idempotencyKey, String contentType, String body) {}
+    public record Request(String path, String idempotencyKey, String contentType, String body) {}
 
     private final HttpServer server;
     private final ConcurrentLinkedQueue<Step> script = new ConcurrentLinkedQueue<>();
     private volatile Step last = Step.status(200);
-    final List<Request> requests = new CopyOnWriteArrayList<>();
+    public final List<Request> requests = new CopyOnWriteArrayList<>();
     private final Set<String> processed = ConcurrentHashMap.newKeySet();
     private final List<Request> effects = new CopyOnWriteArrayList<>();
-    final java.util.concurrent.CountDownLatch firstRequest = new java.util.concurrent.CountDownLatch(1);
+    public final java.util.concurrent.CountDownLatch firstRequest = new java.util.concurrent.CountDownLatch(1);
 
-    Receiver() throws IOException {
+    public WebhookReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", this::handle);
         server.start();
     }
 
-    Receiver answering(Step... steps) {
+    public WebhookReceiver answering(Step... steps) {
         script.clear();
         script.addAll(List.of(steps));
         last = steps[steps.length - 1];
         return this;
     }
 
-    URI url(String path) {
+    public URI url(String path) {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
     }
 
     /** The requests whose key this receiver had not seen: what a de-duplicating receiver acts on. */
-    List<Request> processed() {
+    public List<Request> processed() {
         return effects;
     }
 

@@ -1,4 +1,4 @@
-package dev.cadre.platform.outbox;
+package dev.cadre.platform.support;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,15 +7,15 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock the test moves: backoff and Retry-After are checked exactly, without waiting. */
-final class TestClock extends Clock {
+public final class MovableClock extends Clock {
 
     private volatile Instant now;
 
-    TestClock(Instant start) {
+    public MovableClock(Instant start) {
         this.now = start;
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         now = now.plus(d);
     }
 
