@@ -177,4 +177,61 @@ class RecallServiceTest {
         assertThat(s.similarToText("container OOMKilled at its memory limit", "SERVICE", any))
                 .isEmpty();
     }
+
+    @Test
+    void the_tool_cites_the_known_fix_as_evidence_and_runs_without_an_incident_are_told_what_to_give()
+            throws Exception {
+        String past = open("HostOutOfDiskSpace", "web-1", "Filesystem / is 97% full, /var/log holds 40 GB of logs");
+        resolve(past, "logrotate config broken, logs filled the disk", "fixed logrotate and compressed old logs");
+        String other = open("HostHighCpuLoad", "db-2", "CPU above 95% for 15 minutes, a cron job spins in a loop");
+        resolve(other, "stuck cron job", "killed the process");
+        RecallService s = service();
+        s.startNow();
+        String now = open("DiskSpaceLow", "web-9", "Only 2 GB left on /, logs under /var/log not rotated");
+        // The intake names the incident in the run's context; this run is not linked yet.
+        var tool = new SimilarIncidentTool(
+                        s,
+                        incidents,
+                        run -> run.equals("run_1")
+                                ? java.util.Optional.of("{\"incident\":\"" + now + "\"}")
+                                : java.util.Optional.empty(),
+                        json,
+                        0.5)
+                .tool();
+
+        var answer = json.readTree(tool.execute(
+                json.createObjectNode(), new dev.cadre.agent.tool.ToolContext("run_1", "run_1", "triage", "c1")));
+        assertThat(answer.path("incident").asString()).isEqualTo(now);
+        assertThat(answer.path("similar").get(0).path("incident").asString()).isEqualTo(past);
+        assertThat(answer.path("similar").get(0).path("fix").asString())
+                .isEqualTo("fixed logrotate and compressed old logs");
+        var finding = answer.path("findings").get(0);
+        assertThat(finding.path("category").asString()).isEqualTo("history");
+        assertThat(finding.path("severity").asString()).isEqualTo("info");
+        assertThat(finding.path("id").asString()).isEqualTo("history@" + past);
+        assertThat(finding.path("description").asString())
+                .startsWith("Seen before: " + past + " (HostOutOfDiskSpace on web-1, resolved ")
+                .endsWith("root cause: logrotate config broken, logs filled the disk; fixed by: fixed logrotate and"
+                        + " compressed old logs");
+        assertThat(finding.path("suggestion").asString())
+                .isEqualTo("known fix, as evidence (not an action taken; it still needs approval): fixed logrotate"
+                        + " and compressed old logs");
+        // The findings parser the analyst uses reads the citation as a standard finding.
+        assertThat(dev.cadre.agent.workflow.FindingsText.extract(answer.toString()))
+                .extracting(dev.cadre.agent.workflow.Finding::category)
+                .containsExactly("history");
+
+        var byText = json.readTree(tool.execute(
+                json.createObjectNode()
+                        .put("text", "stuck cron job spinning in a loop, CPU 100%")
+                        .put("limit", 1),
+                new dev.cadre.agent.tool.ToolContext("run_2", "run_2", "triage", "c2")));
+        assertThat(byText.path("similar").get(0).path("incident").asString()).isEqualTo(other);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> tool.execute(
+                        json.createObjectNode(),
+                        new dev.cadre.agent.tool.ToolContext("run_3", "run_3", "triage", "c3")))
+                .isInstanceOf(dev.cadre.agent.tool.ToolException.class)
+                .hasMessageContaining("give 'incident' or a 'text'");
+    }
 }
