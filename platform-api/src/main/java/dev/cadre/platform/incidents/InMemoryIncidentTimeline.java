@@ -44,6 +44,16 @@ public final class InMemoryIncidentTimeline implements IncidentTimeline {
     }
 
     @Override
+    public synchronized List<Stored> latest(String incidentId, int limit) {
+        List<Stored> all = byIncident.getOrDefault(incidentId, List.of());
+        List<Stored> out = new ArrayList<>();
+        for (int i = all.size() - 1; i >= 0 && out.size() < limit; i--) {
+            out.add(all.get(i));
+        }
+        return out;
+    }
+
+    @Override
     public synchronized List<Stored> since(long afterSeq, int limit) {
         int from = (int) Math.max(0, Math.min(afterSeq, entries.size()));
         return List.copyOf(entries.subList(from, Math.min(entries.size(), from + limit)));

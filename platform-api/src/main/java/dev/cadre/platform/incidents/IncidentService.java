@@ -696,6 +696,11 @@ public final class IncidentService {
         return timeline.read(incidentId, afterSeq, limit);
     }
 
+    /** The incident's newest timeline entries, newest first, at most {@code limit}. */
+    public List<IncidentTimeline.Stored> latestTimeline(String incidentId, int limit) {
+        return timeline.latest(incidentId, limit);
+    }
+
     /** Timeline entries of every incident after {@code afterSeq}, oldest first (the live stream). */
     public List<IncidentTimeline.Stored> timelineSince(long afterSeq, int limit) {
         return timeline.since(afterSeq, limit);
@@ -1050,9 +1055,11 @@ public final class IncidentService {
     /** Records how a granted remediation ended. */
     public void finishRemediation(
             String incidentId, String callId, String status, @Nullable Integer exitCode, Writer writer) {
+        String[] runbook = {null};
         modify(incidentId, writer, v -> {
             for (JsonNode r : v.path("remediations")) {
                 if (callId.equals(r.path("callId").asString()) && r instanceof ObjectNode o) {
+                    runbook[0] = r.path("runbook").asString(r.path("action").asString("action"));
                     o.put("status", status);
                     o.put("finishedAt", now());
                     if (exitCode != null) {
@@ -1062,6 +1069,17 @@ public final class IncidentService {
             }
             return v;
         });
+        if (runbook[0] != null && !timeline.hasRef(incidentId, TimelineKind.ACTION_EXECUTED, callId)) {
+            appendTimeline(
+                    incidentId,
+                    new TimelineEntry(
+                            TimelineKind.ACTION_EXECUTED,
+                            writer.id(),
+                            runbook[0] + " ran: " + status + (exitCode == null ? "" : " (exit code " + exitCode + ")"),
+                            null,
+                            writer.run(),
+                            callId));
+        }
     }
 
     /** What an agent may still do about the incident: the hint scripted and real agents read. */

@@ -25,6 +25,9 @@ public interface IncidentTimeline {
     /** An incident's entries after {@code afterSeq}, oldest first, at most {@code limit}. */
     List<Stored> read(String incidentId, long afterSeq, int limit);
 
+    /** The incident's newest entries, newest first, at most {@code limit}. */
+    List<Stored> latest(String incidentId, int limit);
+
     /** Entries of every incident after {@code afterSeq}, oldest first, at most {@code limit}. */
     List<Stored> since(long afterSeq, int limit);
 

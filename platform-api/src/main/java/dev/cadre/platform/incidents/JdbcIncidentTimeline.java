@@ -56,6 +56,15 @@ public final class JdbcIncidentTimeline implements IncidentTimeline {
     }
 
     @Override
+    public List<Stored> latest(String incidentId, int limit) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_incident_event WHERE incident_id = ?"
+                        + " ORDER BY seq DESC LIMIT ?")
+                .params(incidentId, limit)
+                .query(this::row)
+                .list();
+    }
+
+    @Override
     public List<Stored> since(long afterSeq, int limit) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_incident_event WHERE seq > ? ORDER BY seq LIMIT ?")
                 .params(afterSeq, limit)

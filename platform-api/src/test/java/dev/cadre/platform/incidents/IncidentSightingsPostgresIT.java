@@ -72,6 +72,42 @@ class IncidentSightingsPostgresIT {
         }
     }
 
+    /**
+     * An alert repeated 300 times (no delivery key: every call counts) writes two versions of the
+     * incident record — its creation and its escalation — and 300 timeline rows, on PostgreSQL.
+     */
+    @Test
+    void threeHundredRepeats_addNoVersionsPerRepeat() {
+        JdbcSharedMemory memory = new JdbcSharedMemory(poolA, MemoryOptions.defaults());
+        IncidentService service = new IncidentService(
+                memory,
+                JsonMapper.builder().build(),
+                Clock.systemUTC(),
+                // A write interval of an hour: however slow this machine, no counter rewrite falls due.
+                new IncidentService.Settings(
+                        Duration.ofHours(1), 3, Duration.ofMinutes(30), Duration.ofSeconds(10), Duration.ofHours(1)),
+                dev.cadre.platform.web.SecretRedactor.standard(),
+                new JdbcIncidentTimeline(
+                        org.springframework.jdbc.core.simple.JdbcClient.create(poolA),
+                        JsonMapper.builder().build()));
+        IncidentService.OpenRequest alert = new IncidentService.OpenRequest(
+                "pg-flood", "HostHighCpu on web-1", "critical", "alertmanager", java.util.Map.of(), "x".repeat(50_000));
+        String id = service.open(alert, dev.cadre.memory.Writer.apiClient("alertmanager"), null)
+                .incident()
+                .id();
+        int before = memory.history(IncidentService.NAMESPACE, id).size();
+        for (int i = 1; i < 300; i++) {
+            service.open(alert, dev.cadre.memory.Writer.apiClient("alertmanager"), null);
+        }
+        int after = memory.history(IncidentService.NAMESPACE, id).size();
+        assertThat(before).isEqualTo(1);
+        assertThat(after).as("its creation and its escalation").isEqualTo(2);
+        Incident incident = service.get(id).orElseThrow();
+        assertThat(incident.occurrences()).isEqualTo(300);
+        assertThat(incident.value().path("summary").asString()).hasSize(IncidentService.MAX_SUMMARY);
+        assertThat(service.timeline(id, 0, 1000)).hasSize(301); // opened, 299 sightings, escalated
+    }
+
     private static IncidentService instance(HikariDataSource pool) {
         return new IncidentService(
                 new JdbcSharedMemory(pool, MemoryOptions.defaults()),

@@ -63,6 +63,9 @@ class OpenApiContractTest {
     @Autowired
     BuildProperties build;
 
+    @Autowired
+    dev.cadre.platform.incidents.IncidentService incidents;
+
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final AtomicInteger serial = new AtomicInteger();
@@ -93,7 +96,8 @@ class OpenApiContractTest {
             String approvalToApprove,
             String approvalToReject,
             String approvalToAbort,
-            String revocableKeyId) {}
+            String revocableKeyId,
+            String incident) {}
 
     @Test
     void everyStatusAndMediaTypeTheServerAnswers_isDeclaredForItsOperation() {
@@ -531,6 +535,8 @@ class OpenApiContractTest {
             p = p.replace("{id}", fx.approvalToApprove());
         } else if (p.startsWith("/api/v1/keys/")) {
             p = p.replace("{id}", fx.revocableKeyId());
+        } else if (p.startsWith("/api/v1/incidents/")) {
+            p = p.replace("{id}", fx.incident());
         }
         return p;
     }
@@ -692,7 +698,20 @@ class OpenApiContractTest {
                     Map.of("If-None-Match", "*"));
             assertThat(put.status()).as(put.body()).isEqualTo(201);
         }
-        return new Fixture(viewer, finished, toApprove, toReject, toAbort, revocable);
+        String incident = incidents
+                .open(
+                        new dev.cadre.platform.incidents.IncidentService.OpenRequest(
+                                "contract-" + UUID.randomUUID(),
+                                "contract incident",
+                                "warning",
+                                "contract",
+                                Map.of(),
+                                null),
+                        dev.cadre.memory.Writer.apiClient("contract"),
+                        null)
+                .incident()
+                .id();
+        return new Fixture(viewer, finished, toApprove, toReject, toAbort, revocable, incident);
     }
 
     private JsonNode createKey(Api api, String role) {
