@@ -4,6 +4,8 @@ import { api, get, ApiError } from './api.js';
 import { h, clear, every } from './ui.js';
 
 const PAGES = {
+  incidents: () => import('./pages/incidents.js'),
+  incident: () => import('./pages/incident.js'),
   overview: () => import('./pages/overview.js'),
   runs: () => import('./pages/runs.js'),
   run: () => import('./pages/run.js'),
@@ -26,8 +28,9 @@ function parseHash() {
   const [path, query = ''] = raw.split('?');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const params = Object.fromEntries(new URLSearchParams(query));
-  let page = parts[0] || 'overview';
+  let page = parts[0] || 'incidents';
   if (page === 'runs' && parts[1]) page = 'run';
+  if (page === 'incidents' && parts[1]) page = 'incident';
   return { page, parts, params };
 }
 
@@ -37,8 +40,10 @@ async function route() {
   const load = PAGES[r.page];
   if (unmount) { try { unmount(); } catch { /* ignore */ } unmount = null; }
   refreshBadge?.().catch(() => {});
+  setMenu(false);
   document.querySelectorAll('#nav a').forEach((a) => {
-    const active = a.dataset.page === r.page || (r.page === 'run' && a.dataset.page === 'runs');
+    const active = a.dataset.page === r.page || (r.page === 'run' && a.dataset.page === 'runs')
+      || (r.page === 'incident' && a.dataset.page === 'incidents');
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   });
   if (!load) {
@@ -122,7 +127,7 @@ function showLogin(message) {
     try {
       const s = await api('/api/v1/session', { method: 'POST', body: { apiKey: input.value.trim() } });
       input.value = '';
-      if (!location.hash || location.hash === '#/' || location.hash === '#') location.hash = '#/overview';
+      if (!location.hash || location.hash === '#/' || location.hash === '#') location.hash = '#/incidents';
       showShell(s);
     } catch (e) {
       errorEl.textContent = e instanceof ApiError && e.status === 401 ? 'That key is unknown or revoked.' : (e.human || e.message);
@@ -133,6 +138,17 @@ function showLogin(message) {
   clear(main, form);
   input.focus();
 }
+
+// Phones: the navigation folds into a menu button (one column of full-width links when open).
+function setMenu(open) {
+  const button = document.getElementById('nav-toggle');
+  document.getElementById('top').classList.toggle('menu-open', open);
+  button.setAttribute('aria-expanded', String(open));
+}
+document.getElementById('nav-toggle').addEventListener('click', () => {
+  setMenu(document.getElementById('nav-toggle').getAttribute('aria-expanded') !== 'true');
+});
+document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') setMenu(false); });
 
 window.addEventListener('hashchange', route);
 window.addEventListener('cadre:unauthenticated', () => { if (ctx) showLogin('Your session ended; sign in again.'); });

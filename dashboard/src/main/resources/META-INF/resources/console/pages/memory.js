@@ -81,12 +81,17 @@ export async function render(root, route) {
     return null;
   }
 
-  const prefix = h('input', { type: 'search', id: 'key-prefix', value: route.params.prefix || '', placeholder: 'key prefix' });
+  // The incidents namespace also holds the platform's pointer keys (fp:…, run:…): internal, not
+  // incidents. Its incidents are listed by default; an explicit prefix (even empty) shows the rest.
+  const incidents = ns === 'incidents';
+  const prefix = h('input', { type: 'search', id: 'key-prefix', value: route.params.prefix ?? (incidents ? 'inc-' : ''), placeholder: 'key prefix' });
   const keyList = h('ul', { class: 'list', id: 'keys' });
   const more = h('div');
   clear(keyCol, h('h2', { id: 'keys-h', style: { marginTop: 0 } }, `Keys in ${ns}`),
     h('form', { class: 'toolbar', onsubmit: (e) => { e.preventDefault(); location.hash = `#/memory/${esc(ns)}` + qs({ prefix: prefix.value }); } },
       h('label', { for: 'key-prefix', class: 'sr-only' }, 'Key prefix'), prefix, h('button', { class: 'btn small', type: 'submit' }, 'Filter')),
+    incidents ? h('p', { class: 'help', id: 'incidents-note' }, 'Incidents have their own page: ', h('a', { href: '#/incidents' }, 'Incidents'),
+      '. Keys starting fp: and run: are internal pointers (clear the prefix to see them).') : null,
     keyList, more);
   async function page(after) {
     const p = await get(`/api/v1/memory/${esc(ns)}` + qs({ prefix: prefix.value, after, limit: 100 }));
