@@ -204,6 +204,50 @@ abstract class SharedMemoryContract {
         }
     }
 
+    /**
+     * Copies of one create racing on virtual threads, more of them than the threads that carry them
+     * (a web server's request handlers): every copy gets an answer — one version 1, the rest a
+     * conflict — and none waits for a lock until it gives up (on H2 a writer that met another's
+     * uncommitted insert of the key retried without parking, holding its carrier, so the first
+     * writer could not get one to commit and the others timed out on the lock).
+     */
+    @Test
+    void concurrentCreates_onVirtualThreads_moreThanTheirCarriers_allAnswer_oneWins() throws Exception {
+        int copies = 6 * Runtime.getRuntime().availableProcessors();
+        for (int round = 0; round < 5; round++) {
+            String key = "vt-lock-" + round;
+            try (ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor()) {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<WriteOutcome>> results = new ArrayList<>();
+                for (int i = 0; i < copies; i++) {
+                    int n = i;
+                    results.add(handlers.submit(() -> {
+                        start.await();
+                        return memory.put(ns, key, Integer.toString(n), 0, Writer.agent("a" + n, "r"));
+                    }));
+                }
+                start.countDown();
+                int written = 0;
+                int conflicts = 0;
+                for (Future<WriteOutcome> f : results) {
+                    switch (f.get()) {
+                        case WriteOutcome.Written w -> {
+                            assertThat(w.version()).isEqualTo(1);
+                            written++;
+                        }
+                        case WriteOutcome.Conflict c -> {
+                            assertThat(c.currentVersion()).isEqualTo(1);
+                            conflicts++;
+                        }
+                    }
+                }
+                assertThat(written).as("round " + round).isEqualTo(1);
+                assertThat(conflicts).as("round " + round).isEqualTo(copies - 1);
+                assertThat(memory.history(ns, key)).hasSize(1);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ delete
 
     @Test

@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +33,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A write with a request id also records its outcome in the same transaction; a retry with the
  * same id finds it and gets the first outcome back instead of writing again.
+ *
+ * <p>On H2, writers of one key take turns in this process before they reach the database. H2 does
+ * not wait for another transaction's uncommitted insert of the same key: the second insert fails
+ * and H2 retries it at once, again and again, until the first commits or its lock timeout passes.
+ * On virtual threads (the web server's request handlers) such a retrying writer never gives up its
+ * carrier thread, so a few copies of one create could occupy every carrier while the first writer,
+ * parked on its commit's disk write, waited for one — and every copy ended with "Timeout trying to
+ * lock table" after the lock timeout. An embedded H2 file belongs to one process, so taking turns
+ * here is enough; PostgreSQL waits on its row lock, parked, and shares it between instances.
  */
 public final class JdbcWrites {
 
@@ -68,15 +78,42 @@ public final class JdbcWrites {
     private static final String INSERT_OUTBOX =
             "INSERT INTO cadre_memory_outbox (namespace, entry_key, version) VALUES (?, ?, ?)";
 
+    /** Stripes of the per-key turn on H2: plenty for the writers one process runs at once. */
+    private static final int STRIPES = 256;
+
     private final DataSource dataSource;
     private final Dialect dialect;
+    private final ReentrantLock @Nullable [] turns;
 
     public JdbcWrites(DataSource dataSource, Dialect dialect) {
         this.dataSource = dataSource;
         this.dialect = dialect;
+        if (dialect == Dialect.POSTGRESQL) {
+            this.turns = null;
+        } else {
+            this.turns = new ReentrantLock[STRIPES];
+            for (int i = 0; i < STRIPES; i++) {
+                turns[i] = new ReentrantLock();
+            }
+        }
     }
 
     public WriteOutcome write(WriteRequest r) {
+        if (turns == null) {
+            return writeNow(r);
+        }
+        // Parks (frees its carrier) while another writer of the key finishes its transaction.
+        ReentrantLock turn =
+                turns[Math.floorMod(31 * r.namespace().hashCode() + r.key().hashCode(), STRIPES)];
+        turn.lock();
+        try {
+            return writeNow(r);
+        } finally {
+            turn.unlock();
+        }
+    }
+
+    private WriteOutcome writeNow(WriteRequest r) {
         try (Connection c = dataSource.getConnection()) {
             if (r.requestId() == null && dialect == Dialect.POSTGRESQL && c.getAutoCommit()) {
                 // One statement in autocommit: the cheapest possible CAS transaction. (A pool
