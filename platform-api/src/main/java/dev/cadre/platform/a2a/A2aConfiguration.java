@@ -1,6 +1,5 @@
 package dev.cadre.platform.a2a;
 
-import dev.cadre.platform.agents.AgentCatalog;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -22,21 +21,12 @@ class A2aConfiguration {
             @Value("${cadre.a2a.public-url:}") String publicUrl,
             @Value("${cadre.a2a.default-agent:ops-orchestrator}") String defaultAgent,
             @Value("${cadre.a2a.blocking-timeout:60s}") Duration blockingTimeout,
-            ObjectProvider<BuildProperties> build,
-            AgentCatalog catalog) {
+            ObjectProvider<BuildProperties> build) {
         if (blockingTimeout.isNegative() || blockingTimeout.isZero()) {
             throw new IllegalArgumentException("cadre.a2a.blocking-timeout must be positive, was " + blockingTimeout);
         }
-        if (catalog.find(defaultAgent).isEmpty()) {
-            // Not fatal: clients can still name an agent; a message without one gets a clear error.
-            log.warn(
-                    "cadre.a2a.default-agent '{}' is not a configured agent; A2A messages must name one", defaultAgent);
-        } else if (!catalog.exposedOver(defaultAgent, AgentCatalog.Channel.A2A)) {
-            log.warn(
-                    "cadre.a2a.default-agent '{}' is not exposed over A2A (add 'expose: [a2a]' to its YAML);"
-                            + " A2A messages must name an exposed agent",
-                    defaultAgent);
-        }
+        // Whether the default agent exists and is exposed over A2A is checked with the other settings
+        // that name agents, when the catalogue loads (SettingsCrossCheck).
         BuildProperties info = build.getIfAvailable();
         String version = info != null && info.getVersion() != null
                 ? info.getVersion()

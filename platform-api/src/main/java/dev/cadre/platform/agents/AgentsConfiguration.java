@@ -7,6 +7,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.support.ResourcePatternResolver;
 
 /** Loads the agent catalog at start-up from {@code cadre.agents.locations}. */
@@ -15,8 +16,13 @@ class AgentsConfiguration {
 
     @Bean
     AgentCatalog agentCatalog(
-            TeamLoader teams, @Value("${cadre.agents.locations:classpath:agents/*.yaml}") List<String> locations) {
-        return teams.load(locations);
+            TeamLoader teams,
+            @Value("${cadre.agents.locations:classpath:agents/*.yaml}") List<String> locations,
+            Environment settings) {
+        AgentCatalog catalog = teams.load(locations);
+        // Settings that name an agent are checked against it before anything serves a request.
+        SettingsCrossCheck.verify(settings, catalog);
+        return catalog;
     }
 
     /** Loads teams (the running one, and candidates a replay runs against) with the platform's tools and models. */
