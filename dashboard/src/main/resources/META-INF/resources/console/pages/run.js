@@ -308,6 +308,12 @@ export async function render(root, route, ctx) {
     tree.setData(roots, { origin, total: Math.max(1, end - origin) });
     chainInfo.textContent = `${count} nodes${trace ? ` · ${trace.spanCount} spans stored` : ''}`;
     if (!count) chainInfo.textContent = terminal ? 'No spans were stored for this run.' : 'Waiting for the first step…';
+    // The trace answer says whether every span is stored; a tree without its last spans is never
+    // shown as the final one (spans reach the store a moment after they end).
+    if (terminal && trace && trace.complete === false) {
+      chainInfo.append(' · ', h('span', { id: 'trace-arriving', class: 'muted' },
+        Date.now() < traceGiveUpAt ? 'trace still arriving…' : 'trace incomplete: some spans were not stored'));
+    }
     if (trace?.externalUrl) {
       clear(traceLink, h('a', { href: trace.externalUrl, target: '_blank', rel: 'noopener', id: 'external-trace' }, 'Open in trace UI ↗'));
     } else if (trace?.traceId) {
@@ -396,6 +402,9 @@ export async function render(root, route, ctx) {
   }
 
   let settleUntil = 0;
+  // How long an ended run's page keeps asking for the spans still missing from its trace.
+  let traceGiveUpAt = Date.now() + 60000;
+  const traceArriving = () => TERMINAL.includes(run.status) && trace?.complete === false && Date.now() < traceGiveUpAt;
   async function refresh() {
     const wasTerminal = TERMINAL.includes(run.status);
     [run, trace] = await Promise.all([get(`/api/v1/runs/${esc(id)}`), get(`/api/v1/runs/${esc(id)}/trace`)]);
@@ -404,9 +413,11 @@ export async function render(root, route, ctx) {
     renderOutcome();
     renderCase();
     assemble();
-    if (TERMINAL.includes(run.status) && Date.now() > settleUntil) {
-      // Spans are stored shortly after they end: poll a little past the end, then stop.
+    if (TERMINAL.includes(run.status) && Date.now() > settleUntil && !traceArriving()) {
+      // Spans are stored shortly after they end: poll until the trace says it is whole (or a
+      // minute has passed), then stop.
       stopPoll?.(); stopPoll = null;
+      assemble();
     }
   }
 
@@ -420,7 +431,7 @@ export async function render(root, route, ctx) {
     setStream('ended');
     // Spans are stored a moment after they end: a run that has only just ended (a short workflow
     // opened from the submit page) may still miss its last spans, e.g. its root. Poll a little.
-    if (run.finishedAt && Date.now() - Date.parse(run.finishedAt) < 15000) {
+    if (traceArriving() || (run.finishedAt && Date.now() - Date.parse(run.finishedAt) < 15000)) {
       settleUntil = Date.now() + 3000;
       stopPoll = every(1000, refresh);
     }

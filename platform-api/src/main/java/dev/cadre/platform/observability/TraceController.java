@@ -75,11 +75,18 @@ class TraceController {
             @Nullable Long outputDeliveredBytes,
             @Nullable String outputHandle) {}
 
+    /**
+     * {@code complete}: every span of the run is stored. Spans are stored by a batching exporter a
+     * moment after they end, in the order they ended; the root span of a run's last execution ends
+     * after all of its descendants, so once the run has ended and that root is stored the tree is
+     * whole. Until then a client (the console) shows the tree as still arriving and asks again.
+     */
     record Trace(
             String runId,
             @Nullable String traceId,
             @Nullable String externalUrl,
             int spanCount,
+            boolean complete,
             List<Node> roots) {}
 
     @Operation(summary = "A run's trace: its span tree")
@@ -113,7 +120,32 @@ class TraceController {
                         ? null
                         : externalUrlTemplate.replace("{traceId}", traceId).replace("{runId}", id),
                 rows.size(),
+                complete(run, rows, roots),
                 roots.stream().map(r -> node(r, byParent, origin)).toList());
+    }
+
+    /**
+     * Whether the stored spans are all the run will have: it has ended, and either it never
+     * executed (ended before it started: no spans will come) or the root span of its execution is
+     * stored — an agent or workflow span without a stored parent that carries its outcome
+     * ({@code cadre.status}, set as it ends). Its descendants ended before it and were exported
+     * before it.
+     */
+    static boolean complete(RunRecord run, List<StoredSpan> rows, List<StoredSpan> roots) {
+        if (!run.status().terminal()) {
+            return false;
+        }
+        if (rows.isEmpty()) {
+            return run.startedAt() == null;
+        }
+        for (StoredSpan root : roots) {
+            String operation = text(root.attributes(), "gen_ai.operation.name");
+            if (("invoke_agent".equals(operation) || "invoke_workflow".equals(operation))
+                    && text(root.attributes(), "cadre.status") != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Node node(StoredSpan r, Map<String, List<StoredSpan>> byParent, long origin) {
