@@ -221,12 +221,20 @@ public final class PlatformBenchmark {
                 .toList();
         Path agents = out.resolve("storm-agents.yaml");
         Files.writeString(agents, StormBench.AGENTS_YAML);
+        // --storm-team=shipped: the intake starts the shipped host team (ops-orchestrator with its
+        // inspectors, analyst, alerter and repairer) for each incident instead of the light
+        // stand-in, so the storm meets the database work a real team does while it runs.
+        boolean shipped = options.contains("--storm-team=shipped");
+        String triage = shipped ? "ops-orchestrator" : StormBench.AGENT;
+        String locations =
+                shipped ? "classpath:agents/*.yaml,file:" + agents.toAbsolutePath() : "file:" + agents.toAbsolutePath();
         String heap = KUBERNETES_HEAP;
         // --storm-warmup-seconds=N (20): a small alert stream before the storm, as an instance that has
         // been up a while has seen (0: the storm hits a freshly started platform).
         int warmup = intOption(options, "--storm-warmup-seconds=", 20);
         List<String> common = List.of(
-                "--cadre.integrations.alertmanager.agent=" + StormBench.AGENT,
+                "--cadre.agents.locations=" + locations,
+                "--cadre.integrations.alertmanager.agent=" + triage,
                 "--cadre.integrations.alertmanager.routes=" + StormBench.WARMUP_ALERT + "=" + StormBench.WARMUP_AGENT);
         // --storm-jfr: a JDK Flight Recording of each platform (profile settings: samples, lock waits,
         // socket reads and parks over 10-20 ms with their stacks), to find where a slow delivery waits.
@@ -240,7 +248,13 @@ public final class PlatformBenchmark {
             }
             try (PlatformProcess p = platform("storm-h2", out, agents, common, jvm)) {
                 StormBench b = new StormBench(
-                        p, "Embedded default (H2 file, in-process queue)", notifications, alerts, seconds, warmup);
+                        p,
+                        "Embedded default (H2 file, in-process queue)" + (shipped ? ", shipped host team" : ""),
+                        notifications,
+                        alerts,
+                        seconds,
+                        warmup,
+                        triage);
                 b.run();
                 lines.addAll(b.report);
             }
@@ -251,7 +265,14 @@ public final class PlatformBenchmark {
                 jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + out.resolve("storm-pg.jfr"));
             }
             onPostgresAndRedis("storm", out, agents, common, jvm, p -> {
-                StormBench b = new StormBench(p, "PostgreSQL + Redis", notifications, alerts, seconds, warmup);
+                StormBench b = new StormBench(
+                        p,
+                        "PostgreSQL + Redis" + (shipped ? ", shipped host team" : ""),
+                        notifications,
+                        alerts,
+                        seconds,
+                        warmup,
+                        triage);
                 b.run();
                 lines.addAll(b.report);
             });
@@ -384,10 +405,13 @@ public final class PlatformBenchmark {
             throws Exception {
         List<String> args = new ArrayList<>(List.of(
                 "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
-                "--cadre.agents.locations=file:" + agents.toAbsolutePath(),
                 // Logging every request would measure the log appender; keep the default INFO.
                 "--logging.level.root=WARN",
                 "--logging.level.dev.cadre=WARN"));
+        // A benchmark may name its own locations (a repeated argument would be joined, not replaced).
+        if (extraArgs.stream().noneMatch(a -> a.startsWith("--cadre.agents.locations="))) {
+            args.add("--cadre.agents.locations=file:" + agents.toAbsolutePath());
+        }
         args.addAll(extraArgs);
         long t0 = System.nanoTime();
         PlatformProcess p = PlatformProcess.start(name, PlatformProcess.freePort(), out, jvmOptions, out, args);

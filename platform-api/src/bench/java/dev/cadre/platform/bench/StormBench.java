@@ -90,7 +90,22 @@ final class StormBench {
 
     private final int warmupSeconds;
 
+    /** The agent the intake starts for each new incident: {@link #AGENT}, or the shipped team's entry point. */
+    private final String triageAgent;
+
     StormBench(PlatformProcess platform, String label, int notifications, int alerts, int seconds, int warmupSeconds) {
+        this(platform, label, notifications, alerts, seconds, warmupSeconds, AGENT);
+    }
+
+    StormBench(
+            PlatformProcess platform,
+            String label,
+            int notifications,
+            int alerts,
+            int seconds,
+            int warmupSeconds,
+            String triageAgent) {
+        this.triageAgent = triageAgent;
         this.warmupSeconds = warmupSeconds;
         this.platform = platform;
         this.label = label;
@@ -156,7 +171,7 @@ final class StormBench {
         long settleStart = System.nanoTime();
         Map<String, String> runStatus = Map.of();
         while ((System.nanoTime() - settleStart) < Duration.ofMinutes(3).toNanos()) {
-            runStatus = runs(admin, AGENT);
+            runStatus = runs(admin, triageAgent);
             if (runStatus.values().stream()
                             .allMatch(s -> s.matches("completed|failed|canceled|rejected|input-required"))
                     && runStatus.size() >= alerts) {
@@ -243,7 +258,7 @@ final class StormBench {
                 incidentIds.size() == alerts);
         row(
                 "triage runs (one per incident)",
-                runIds.size() + " started, " + runStatus.size() + " of agent " + AGENT,
+                runIds.size() + " started, " + runStatus.size() + " of agent " + triageAgent,
                 runIds.size() == alerts && runStatus.size() == alerts);
         row(
                 "no notification lost",
