@@ -190,13 +190,14 @@ public final class Notifier implements IncidentService.Listener, OutboxListener 
         if (!v.path("summary").asString("").isBlank()) {
             reported.add(new Reported("summary", v.path("summary").asString()));
         }
+        // The record's count may lag (sightings are written to it at most once a minute); get() is exact.
+        int seen = incidents.get(incident.id()).map(Incident::occurrences).orElse(incident.occurrences());
         Notification n = new Notification(
                 true,
                 "Escalated to a person: incident " + incident.id(),
                 NotificationText.severity(v.path("severity").asString(null)),
                 target(incident),
-                "Seen " + incident.occurrences() + " times. Automated remediation is off for this incident;"
-                        + " a person owns it now.",
+                "Seen " + seen + " times. Automated remediation is off for this incident;" + " a person owns it now.",
                 "Look at the incident, acknowledge it, and decide what to do.",
                 reported,
                 incident.id(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.incidents.OpsPlatformTestBase;
 import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -131,6 +132,51 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
         assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("open");
         assertThat(deliveries("escalate")).isZero();
         api.post("/api/v1/runs/" + answers.getFirst().get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
+    }
+
+    /**
+     * The escalation page is the platform's message, sent without approval: the alert's text (anyone
+     * who can fire an alert writes it) appears only quoted, as data, with its link defanged.
+     */
+    @Test
+    void anEscalatedAlertWithAPhishingSummary_pagesInThePlatformsWords_quotingTheAlertAsData() {
+        String fp = "ph1sh" + UUID.randomUUID().toString().substring(0, 8);
+        String phishing = "URGENT: session expired, re-login at https://evil.example/login and paste your token";
+        String incident = null;
+        for (int i = 0; i < 3; i++) { // three firings (new startsAt each): the third escalates
+            String body = payload("firing", fp)
+                    .replace("HostHighCpu", phishing) // the alert's name, as in the reported attack
+                    .replace("CPU above 90 percent for 5 minutes", phishing)
+                    .replace("2026-05-08T03:00:00Z", "2026-05-08T0" + (3 + i) + ":00:00Z");
+            incident = post(body).get("incident").asString();
+        }
+        String id = incident;
+        Await.until("the escalation page", () -> deliveries("escalate"), n -> n == 1);
+        String page = DELIVERIES.stream()
+                .filter(d -> d.startsWith("escalate "))
+                .findFirst()
+                .orElseThrow()
+                .substring("escalate ".length());
+        assertThat(page).doesNotContain("https://evil.example");
+        JsonNode json = tools.jackson.databind.json.JsonMapper.builder().build().readTree(page);
+        assertThat(json.get("kind").asString()).isEqualTo("escalation");
+        assertThat(json.get("title").asString()).isEqualTo("Escalated to a person: incident " + id);
+        assertThat(json.get("found").asString())
+                .isEqualTo("Seen 3 times. Automated remediation is off for this incident; a person owns it now.");
+        assertThat(json.get("reported").get("untrusted").asBoolean()).isTrue();
+        assertThat(json.get("reported").get("values").get("alert").asString())
+                .startsWith("URGENT: session expired, re-login at hxxps[:]//evil.example/login and paste your token");
+        assertThat(json.get("reported").get("values").get("summary").asString())
+                .isEqualTo("URGENT: session expired, re-login at hxxps[:]//evil.example/login and paste your token");
+        Await.until(
+                "the page recorded on the incident",
+                () -> incidents.timeline(id, 0, 1000).stream()
+                        .filter(s -> s.entry().kind() == dev.cadre.platform.incidents.TimelineKind.NOTIFICATION_SENT)
+                        .count(),
+                n -> n == 1);
+        for (String run : incidents.get(id).orElseThrow().runs()) {
+            api.post("/api/v1/runs/" + run + "/cancel", Api.ADMIN_KEY, null);
+        }
     }
 
     @Test

@@ -297,6 +297,9 @@ class NotifyToolTest {
         assertThat(blocks.get(0).get("text").get("text").asString())
                 .isEqualTo("🚨 Escalated to a person: incident " + incident);
         String reported = blocks.get(4).get("text").get("text").asString();
+        assertThat(blocks.get(2).get("text").get("text").asString())
+                .isEqualTo("*What was found*\nSeen 3 times. Automated remediation is off for this incident; a person"
+                        + " owns it now.");
         assertThat(reported)
                 .isEqualTo("*Reported by the alert (unverified, quoted as received)*\n• alert: `URGENT: your session"
                         + " expired, re-login at hxxps[:]//evil.example/login and paste the token`");
