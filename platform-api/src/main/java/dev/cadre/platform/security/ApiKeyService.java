@@ -59,6 +59,7 @@ public class ApiKeyService {
     private final Clock clock;
     private final TransactionTemplate transactions;
     private final Duration cacheTtl;
+    private final java.nio.file.Path adminKeyFile;
     private final SecureRandom random = new SecureRandom();
     // Valid keys recently seen, by hash: a database lookup per request was the largest single CPU
     // cost of a request (docs/benchmarks/service.md). Unknown keys are never cached.
@@ -74,12 +75,14 @@ public class ApiKeyService {
             AuditLog audit,
             Clock clock,
             PlatformTransactionManager transactionManager,
-            @Value("${cadre.security.key-cache-ttl:PT5S}") Duration cacheTtl) {
+            @Value("${cadre.security.key-cache-ttl:PT5S}") Duration cacheTtl,
+            @Value("${cadre.security.admin-key-file:data/admin-key}") String adminKeyFile) {
         this.keys = keys;
         this.audit = audit;
         this.clock = clock;
         this.transactions = new TransactionTemplate(transactionManager);
         this.cacheTtl = cacheTtl;
+        this.adminKeyFile = java.nio.file.Path.of(adminKeyFile);
     }
 
     /** A key just created: the only moment its secret is visible. */
@@ -351,16 +354,24 @@ public class ApiKeyService {
         }
         if (keys.count() == 0) {
             CreatedKey created = insert("bootstrap-admin", Role.ADMIN, "system");
-            // Printed once, on purpose to stdout as well as the log: it is the only way in.
-            String banner = "\n================================================================\n"
-                    + " Cadre created an admin API key (shown only this once):\n   "
-                    + created.secret()
-                    + "\n Use it as 'Authorization: Bearer <key>' or to log in to the console.\n"
-                    + "================================================================\n";
-            System.out.println(banner);
+            // Never to stdout or the log (a pod's log is read by many): to a file only this user reads.
+            try {
+                AdminKeyFile.write(adminKeyFile, created.secret());
+            } catch (java.io.IOException | RuntimeException e) {
+                // No file, no way in: take the key back so the next start tries again.
+                keys.deleteById(created.key().id());
+                throw new IllegalStateException(
+                        "could not write the generated admin key to " + adminKeyFile.toAbsolutePath()
+                                + " (cadre.security.admin-key-file): " + e.getMessage()
+                                + "; make the directory writable or set " + BOOTSTRAP_SETTING,
+                        e);
+            }
             log.warn(
-                    "Created bootstrap admin API key {} (secret printed once on stdout)",
-                    created.key().id());
+                    "Created bootstrap admin API key {}; its secret is in {} (readable only by this user). Use it as"
+                            + " 'Authorization: Bearer <key>' or to log in to the console, then create narrower"
+                            + " keys and delete the file.",
+                    created.key().id(),
+                    adminKeyFile.toAbsolutePath().normalize());
         }
     }
 
