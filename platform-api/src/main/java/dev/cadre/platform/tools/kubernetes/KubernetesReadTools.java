@@ -1,5 +1,7 @@
 package dev.cadre.platform.tools.kubernetes;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import dev.cadre.agent.FailureCategory;
 import dev.cadre.agent.tool.JsonSchemas;
 import dev.cadre.agent.tool.Risk;
@@ -24,8 +26,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -321,6 +321,8 @@ final class KubernetesReadTools {
             Pattern grep = null;
             if (args.hasNonNull("grep")) {
                 try {
+                    // RE2/J: matching is linear in the line's length, whatever the pattern (no
+                    // backtracking: a model-written '((.+)+)+QQQ' cannot pin a core).
                     grep = Pattern.compile(args.get("grep").asString(), Pattern.CASE_INSENSITIVE);
                 } catch (PatternSyntaxException e) {
                     throw new ToolException(

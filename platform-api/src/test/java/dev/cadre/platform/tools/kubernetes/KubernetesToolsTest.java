@@ -135,6 +135,22 @@ class KubernetesToolsTest {
     }
 
     @Test
+    void logs_grepWithANestedQuantifier_isMatchedInLinearTime_notBacktracked() {
+        // With backtracking (java.util.regex) this pattern over a 43-character line never ends and
+        // pins a core; the bound only turns that hang into a failure.
+        JsonNode out = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                Duration.ofSeconds(60),
+                () -> call(
+                        "k8s_logs",
+                        "{\"namespace\":\"shop\",\"pod\":\"web-2222-ccccc\",\"previous\":true,"
+                                + "\"grep\":\"((.+)+)+QQQ\"}"));
+
+        assertThat(out.path("lines").asInt()).isZero();
+        assertThat(out.path("linesRead").asInt()).isEqualTo(3);
+        assertThat(out.path("grep").asString()).isEqualTo("((.+)+)+QQQ");
+    }
+
+    @Test
     void logs_previousContainer_withGrep() throws Exception {
         JsonNode out = call(
                 "k8s_logs",
