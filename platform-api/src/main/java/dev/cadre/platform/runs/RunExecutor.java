@@ -62,6 +62,9 @@ public final class RunExecutor {
     private final java.time.Duration leaseTtl;
     private final @Nullable WorkflowRuns workflows;
     private final RunPreparer preparer;
+    private final StuckRuns stuck;
+    /** When a run executing here was told to stop (cancel, deadline): its execution is waited for a grace after. */
+    private final Map<String, java.time.Instant> stopRequested = new ConcurrentHashMap<>();
 
     public RunExecutor(
             AgentRunner runner,
@@ -99,7 +102,8 @@ public final class RunExecutor {
                 instanceId,
                 leaseTtl,
                 workflows,
-                RunPreparer.NONE);
+                RunPreparer.NONE,
+                new StuckRuns(java.time.Duration.ofSeconds(30)));
     }
 
     /**
@@ -117,7 +121,9 @@ public final class RunExecutor {
             String instanceId,
             java.time.Duration leaseTtl,
             @Nullable WorkflowRuns workflows,
-            RunPreparer preparer) {
+            RunPreparer preparer,
+            StuckRuns stuck) {
+        this.stuck = stuck;
         this.preparer = preparer;
         this.workflows = workflows;
         this.instanceId = instanceId;
@@ -189,11 +195,21 @@ public final class RunExecutor {
             return;
         }
         AtomicInteger waitingForHumans = new AtomicInteger();
+        // Set once the execution is abandoned (stuck past its stop): its thread may still report, ignored.
+        java.util.concurrent.atomic.AtomicBoolean abandoned = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<String> lastTool =
+                new java.util.concurrent.atomic.AtomicReference<>();
         RunEnding ending = new RunEnding(events);
         RunProgress progress = new RunProgress(maxIterations(runner, run.agent()));
         RunObserver observer = new RunObserver() {
             @Override
             public void onEvent(AgentEvent event) {
+                if (abandoned.get()) {
+                    return;
+                }
+                if (event instanceof AgentEvent.ToolCallStart call) {
+                    lastTool.set(call.tool());
+                }
                 if (event instanceof AgentEvent.TextDelta d && d.partial()) {
                     // Streamed pieces go to live readers only; the turn's whole text is stored next.
                     events.publishLive(event);
@@ -263,7 +279,7 @@ public final class RunExecutor {
 
             @Override
             public void onCheckpoint(Checkpoint checkpoint) {
-                if (workflow) {
+                if (workflow || abandoned.get()) {
                     // A step's own loop: the workflow checkpoints its finished steps instead.
                     return;
                 }
@@ -312,6 +328,7 @@ public final class RunExecutor {
                     try {
                         Thread.sleep(java.time.Duration.between(java.time.Instant.now(), run.deadline()));
                         pastDeadline.add(runId);
+                        stopRequested.putIfAbsent(runId, java.time.Instant.now());
                         handle.cancel();
                     } catch (InterruptedException e) {
                         // the run ended first
@@ -320,12 +337,18 @@ public final class RunExecutor {
         try {
             // A cancel that arrived between the transition and registering the handle.
             store.find(runId).filter(r -> r.status() == RunStatus.CANCELED).ifPresent(r -> handle.cancel());
-            RunOutcome outcome = handle.outcome().join();
+            RunOutcome outcome = awaitOutcome(run, handle, budgetEnd(runner, run));
+            if (outcome == null) {
+                abandoned.set(true);
+                abandon(run, handle, lastTool.get());
+                return;
+            }
             finish(lease, run, outcome, ending);
         } finally {
             if (watchdog != null) {
                 watchdog.interrupt();
             }
+            stopRequested.remove(runId);
             pastDeadline.remove(runId);
             endings.remove(runId);
             active.remove(runId);
@@ -411,8 +434,100 @@ public final class RunExecutor {
         if (handle == null) {
             return false;
         }
+        stopRequested.putIfAbsent(runId, java.time.Instant.now());
         handle.cancel();
         return true;
+    }
+
+    /**
+     * When the root agent's own timeout stops the run (its loop is told to stop then, whatever it
+     * waits on); null for a workflow or an agent outside the tree. An upper bound for a resumed run,
+     * whose timeout also counts the time it ran before.
+     */
+    private static java.time.@Nullable Instant budgetEnd(AgentRunner runner, RunRecord run) {
+        try {
+            return runner.tree().contains(run.agent())
+                    ? java.time.Instant.now()
+                            .plus(runner.tree().spec(run.agent()).budget().timeout())
+                    : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The run's outcome, or null when its execution is stuck: still running {@code
+     * cadre.runs.stuck-grace} after it was told to stop — a cancel, its deadline, or its root agent's
+     * timeout. A stop interrupts the loop's waits; only a tool that ignores interruption outlives it.
+     */
+    private @Nullable RunOutcome awaitOutcome(RunRecord run, RunHandle handle, java.time.@Nullable Instant budgetEnd) {
+        while (true) {
+            try {
+                return handle.outcome().get(1, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException stillRunning) {
+                java.time.Instant stop = stopRequested.get(run.id());
+                for (java.time.Instant t : java.util.Arrays.asList(run.deadline(), budgetEnd)) {
+                    if (t != null && (stop == null || t.isBefore(stop))) {
+                        stop = t;
+                    }
+                }
+                if (stop != null && java.time.Instant.now().isAfter(stop.plus(stuck.grace()))) {
+                    return null;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return handle.outcome().join();
+            } catch (java.util.concurrent.ExecutionException e) {
+                // The outcome never completes exceptionally (RunHandle); a bug there must not hang the run.
+                throw new IllegalStateException(e.getCause());
+            }
+        }
+    }
+
+    /**
+     * Ends a run whose execution is stuck past its stop, so that nothing — recovery after a restart
+     * included — runs it again: canceled when a human cancelled it, failed ({@code TIMEOUT_ERROR},
+     * {@code abandoned}) otherwise. Its thread is left to end on its own (a thread cannot be killed
+     * safely), listed in {@link StuckRuns} for health until it does.
+     */
+    private void abandon(RunRecord run, RunHandle handle, @Nullable String tool) {
+        handle.cancel();
+        boolean cancelled = stopRequested.containsKey(run.id()) && !pastDeadline.contains(run.id());
+        String doing = tool == null ? "its loop" : "tool call '" + tool + "'";
+        String why = pastDeadline.contains(run.id())
+                ? "its deadline " + run.deadline()
+                : cancelled ? "a cancel" : "its agent's timeout";
+        Failure failure = new Failure(
+                FailureCategory.TIMEOUT_ERROR,
+                "abandoned",
+                doing + " did not stop within " + stuck.grace() + " of " + why
+                        + "; the run was abandoned and is not resumed (the call's thread is reported by health"
+                        + " until it ends)");
+        log.error("Run {} abandoned: {}", run.id(), failure.message());
+        stuck.add(new StuckRuns.Stuck(run.id(), run.agent(), tool == null ? "" : tool, java.time.Instant.now(), why));
+        handle.outcome().whenComplete((o, e) -> stuck.released(run.id()));
+        RunRecord current = store.find(run.id()).orElse(run);
+        if (current.status().terminal()) {
+            return;
+        }
+        // Cancelled: its status says so, and the failure why it ended only now.
+        RunStatus status = cancelled ? RunStatus.CANCELED : RunStatus.FAILED;
+        if (endUnexecuted(current, errorEvent(current, failure, status), status, null, failure)) {
+            approvals.cancelPendingOfRun(run.id(), "run " + status.wire() + ": " + failure.message());
+            RunOutcome outcome = new RunOutcome.Failed(
+                    run.id(),
+                    run.id(),
+                    run.agent(),
+                    cancelled ? dev.cadre.agent.OutcomeStatus.CANCELLED : dev.cadre.agent.OutcomeStatus.TIMEOUT,
+                    failure,
+                    new dev.cadre.agent.run.AgentWork(
+                            new dev.cadre.agent.TokenUsage(current.inputTokens(), current.outputTokens()),
+                            current.iterations(),
+                            List.of(),
+                            java.time.Duration.ZERO,
+                            List.of()));
+            listeners.forEach(l -> l.finished(current, outcome, status));
+        }
     }
 
     /**
@@ -508,10 +623,14 @@ public final class RunExecutor {
     }
 
     private RunEvents.Held errorEvent(RunRecord run, Failure failure) {
+        return errorEvent(run, failure, RunStatus.FAILED);
+    }
+
+    private RunEvents.Held errorEvent(RunRecord run, Failure failure, RunStatus status) {
         ObjectNode data = JsonNodeFactory.instance.objectNode();
         data.put("type", "error");
         data.put("runId", run.id());
-        data.put("status", "failed");
+        data.put("status", status.wire());
         EventJson.putFailure(data, failure);
         return new RunEvents.Held("error", true, run.id(), null, data, java.time.Instant.now());
     }

@@ -170,7 +170,8 @@ class RunsConfiguration {
             LeaseOwner owner,
             @Value("${cadre.runs.lease-ttl:PT15S}") Duration leaseTtl,
             WorkflowRuns workflows,
-            ObjectProvider<RunPreparer> preparer) {
+            ObjectProvider<RunPreparer> preparer,
+            StuckRuns stuck) {
         return new RunExecutor(
                 runner,
                 store,
@@ -182,7 +183,42 @@ class RunsConfiguration {
                 owner.id(),
                 leaseTtl,
                 workflows,
-                preparer.getIfAvailable(() -> RunPreparer.NONE));
+                preparer.getIfAvailable(() -> RunPreparer.NONE),
+                stuck);
+    }
+
+    @Bean
+    StuckRuns stuckRuns(@Value("${cadre.runs.stuck-grace:PT30S}") Duration grace) {
+        return new StuckRuns(grace);
+    }
+
+    /**
+     * Health says when this instance holds executions it abandoned (a tool that ignored its stop): the
+     * instance is OUT_OF_SERVICE (readiness too) until their threads end; a restart frees them.
+     */
+    @Bean
+    org.springframework.boot.health.contributor.HealthIndicator stuckExecutions(StuckRuns stuck) {
+        return () -> {
+            List<StuckRuns.Stuck> list = stuck.list();
+            if (list.isEmpty()) {
+                return org.springframework.boot.health.contributor.Health.up()
+                        .withDetail("stuckToolCalls", 0)
+                        .build();
+            }
+            return org.springframework.boot.health.contributor.Health.outOfService()
+                    .withDetail("stuckToolCalls", list.size())
+                    .withDetail(
+                            "runs",
+                            list.stream()
+                                    .map(s -> java.util.Map.of(
+                                            "runId", s.runId(),
+                                            "agent", s.agent(),
+                                            "tool", s.tool(),
+                                            "abandonedAt", s.abandonedAt().toString(),
+                                            "stoppedBy", s.reason()))
+                                    .toList())
+                    .build();
+        };
     }
 
     @Bean
