@@ -233,6 +233,9 @@ public final class ReplayCli {
                         + UUID.randomUUID().toString().replace("-", "")
                         + UUID.randomUUID().toString().replace("-", ""),
                 "--cadre.redis.url=",
+                // Tools answer from the recordings: no configured MCP server is started (a stdio one
+                // is a process of its own) or reached.
+                "--cadre.tools.mcp.enabled=false",
                 "--cadre.runbooks.install-demo=false");
         return new SpringApplicationBuilder(application).logStartupInfo(false).run(args.toArray(String[]::new));
     }

@@ -38,16 +38,58 @@ class ReplayController {
 
     private final ReplayService replays;
     private final Path casesDir;
+    private final Path teamsDir;
 
-    ReplayController(ReplayService replays, @Value("${cadre.replay.cases-dir:cases}") String casesDir) {
+    ReplayController(
+            ReplayService replays,
+            @Value("${cadre.replay.cases-dir:cases}") String casesDir,
+            @Value("${cadre.replay.teams-dir:teams}") String teamsDir) {
         this.replays = replays;
         this.casesDir = Path.of(casesDir);
+        this.teamsDir = Path.of(teamsDir).toAbsolutePath().normalize();
+    }
+
+    /**
+     * The team value with each path resolved under {@code cadre.replay.teams-dir}: a path that leaves
+     * it (absolute elsewhere, {@code ..}, a link out) is refused with the same words whether or not
+     * anything exists there, so the API cannot be used to probe the host's files.
+     */
+    String confined(String team) {
+        if (team.equals(CandidateTeams.RUNNING)) {
+            return team;
+        }
+        List<String> resolved = new ArrayList<>();
+        for (String part : CandidateTeams.parts(team)) {
+            Path p = teamsDir.resolve(part).normalize();
+            boolean inside = p.startsWith(teamsDir);
+            if (inside && java.nio.file.Files.exists(p)) {
+                try {
+                    Path real = p.toRealPath();
+                    Path root = teamsDir.toRealPath();
+                    inside = real.startsWith(root);
+                } catch (java.io.IOException e) {
+                    inside = false;
+                }
+            }
+            if (!inside) {
+                throw ApiProblem.badField(
+                        "team",
+                        "'" + part + "' is not under the replay teams directory (cadre.replay.teams-dir); name a team"
+                                + " YAML or a directory of them relative to it, or 'running'");
+            }
+            resolved.add(p.toString());
+        }
+        if (resolved.isEmpty()) {
+            throw ApiProblem.badField("team", "empty: 'running' or team paths under cadre.replay.teams-dir");
+        }
+        return String.join(",", resolved);
     }
 
     /**
      * {@code suite}: each entry a case's YAML text, or the name of a case file in {@code
      * cadre.replay.cases-dir} ({@code cpu-triage} or {@code cpu-triage.yaml}); {@code team}: {@code
-     * running} (default) or the path of a team YAML (or a directory of them) on the platform's host;
+     * running} (default) or the path of a team YAML (or a directory of them) under {@code
+     * cadre.replay.teams-dir};
      * {@code name}: the suite's name (metric label, default {@code adhoc}); {@code label}: the team
      * version, free text.
      */
@@ -118,7 +160,7 @@ class ReplayController {
     @Operation(
             summary = "Replay incident cases against a team",
             description = "Starts replaying a suite of recorded incident cases (YAML texts, or names of case files"
-                    + " in cadre.replay.cases-dir) against the running team or a candidate team YAML given by path."
+                    + " in cadre.replay.cases-dir) against the running team or a candidate team YAML given by its path under cadre.replay.teams-dir."
                     + " Each case is an ordinary run marked replay: its tools answer from the recording, its"
                     + " approvals from the recorded decisions, nothing leaves the platform. 400 names the wrong"
                     + " field, e.g. suite[2].version (docs/replay.md).")
@@ -149,7 +191,7 @@ class ReplayController {
         if (body.team() != null && body.team().length() > 2000) {
             throw ApiProblem.badField("team", "at most 2000 characters");
         }
-        String team = body.team() == null || body.team().isBlank() ? CandidateTeams.RUNNING : body.team();
+        String team = confined(body.team() == null || body.team().isBlank() ? CandidateTeams.RUNNING : body.team());
         String name = body.name() == null || body.name().isBlank() ? "adhoc" : body.name();
         try {
             ReplayService.Replay r = replays.start(name, body.label(), cases, team, caller.actor());

@@ -141,6 +141,11 @@ public final class ReplayService implements AutoCloseable {
                 if (!catalog.runnable(agent)) {
                     errors.add(in.source() + ": input.agent: the team replayed has no agent or workflow '" + agent
                             + "' (it has " + catalog.entryPoints() + ")");
+                } else if (catalog.isInternal(agent)) {
+                    // As over REST: an internal agent is a worker or step only, never a run's entry.
+                    errors.add(in.source() + ": input.agent: '" + agent
+                            + "' is internal (a worker or step only) and cannot start a run; entry points: "
+                            + catalog.entryPoints());
                 } else if (candidate && catalog.workflow(agent).isPresent()) {
                     errors.add(in.source() + ": input.agent: '" + agent
                             + "' is a workflow; workflows are replayed on the running team only");

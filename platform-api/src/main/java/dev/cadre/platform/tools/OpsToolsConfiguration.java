@@ -91,10 +91,12 @@ class OpsToolsConfiguration {
     @Bean(destroyMethod = "close")
     McpTools mcpTools(
             McpTools.Properties config,
+            @org.springframework.beans.factory.annotation.Value("${cadre.tools.mcp.enabled:true}") boolean enabled,
             JsonMapper json,
             org.springframework.beans.factory.ObjectProvider<io.opentelemetry.api.OpenTelemetry> openTelemetry) {
+        // Off (the replay command line): no configured MCP server is started or reached.
         return new McpTools(
-                config,
+                enabled ? config : new McpTools.Properties(java.util.Map.of()),
                 json,
                 new OutboundTraceContext(openTelemetry.getIfAvailable(io.opentelemetry.api.OpenTelemetry::noop)));
     }

@@ -287,6 +287,40 @@ class ReplayRunTest extends OpsPlatformTestBase {
     }
 
     @Test
+    void aTeamPathOutsideTheTeamsDirectory_isRefusedInTheSameWords_whetherOrNotAYamlExistsThere() {
+        String shipped = "version: 1\nname: outside\ninput: {agent: ops-orchestrator, input: check web-1}\n";
+        String existing = java.nio.file.Path.of("src/main/resources/agents/ops-team.yaml")
+                .toAbsolutePath()
+                .toString();
+        for (String team :
+                List.of(existing, "/nonexistent/elsewhere.yaml", "../../../src/main/resources/agents/ops-team.yaml")) {
+            var r = api.post(
+                    "/api/v1/replays", Api.ADMIN_KEY, Api.json(Map.of("suite", List.of(shipped), "team", team)));
+            assertThat(r.status()).as(team + ": " + r.body()).isEqualTo(400);
+            assertThat(r.json().get("field").asString()).isEqualTo("team");
+            assertThat(r.json().get("detail").asString())
+                    .isEqualTo("team: '" + team
+                            + "' is not under the replay teams directory (cadre.replay.teams-dir); name a"
+                            + " team YAML or a directory of them relative to it, or 'running'");
+        }
+    }
+
+    @Test
+    void aCaseStartingAnInternalAgent_isRefused_asOverRest() {
+        String internal = "version: 1\nname: inspector\ninput: {agent: cpu-inspector, input: check web-1}\n";
+        var r = api.post(
+                "/api/v1/replays", Api.ADMIN_KEY, Api.json(Map.of("suite", List.of(internal), "team", "running")));
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.json().get("detail").asString())
+                .contains("suite[0]: input.agent: 'cpu-inspector' is internal (a worker or step only)");
+        // The workers the docs call workers only cannot be started over REST either.
+        for (String worker : List.of("ops-alerter", "ops-repairer")) {
+            var run = api.post("/api/v1/runs", Api.ADMIN_KEY, Api.json(Map.of("agent", worker, "input", "go")));
+            assertThat(run.status()).as(worker + ": " + run.body()).isEqualTo(404);
+        }
+    }
+
+    @Test
     void aBadCaseIsRefusedNamingItsPlaceInTheSuiteAndField() {
         var r = api.post(
                 "/api/v1/replays",
