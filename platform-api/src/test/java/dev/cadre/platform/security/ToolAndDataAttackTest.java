@@ -146,8 +146,9 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
         var r = api.post("/a2a", peer, a2a(peer, "ops-alerter", PHISHING));
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         assertThat(r.json().at("/error/code").asInt()).as(r.body()).isEqualTo(-32602);
+        // ops-alerter is internal (a worker only): to a peer it does not exist at all.
         assertThat(r.json().at("/error/message").asString() + r.json().at("/error/data"))
-                .contains("not exposed over A2A");
+                .contains("unknown agent or workflow 'ops-alerter'");
         // The Agent Card lists only what is exposed.
         JsonNode card = api.get("/.well-known/agent-card.json", null).json();
         List<String> skills = card.get("skills")
