@@ -52,6 +52,9 @@ public class RunStore implements AgentRunHistory {
 
     private final EndingFaults faults;
 
+    /** Which runs are replays: they are not counted in the statistics (the console's overview). */
+    private final java.util.function.Supplier<RunMarks> marks;
+
     @org.springframework.beans.factory.annotation.Autowired
     RunStore(
             JdbcClient jdbc,
@@ -59,8 +62,16 @@ public class RunStore implements AgentRunHistory {
             JsonMapper json,
             PlatformTransactionManager transactionManager,
             SecretRedactor redactor,
-            org.springframework.beans.factory.ObjectProvider<EndingFaults> faults) {
-        this(jdbc, clock, json, transactionManager, redactor, faults.getIfAvailable(() -> EndingFaults.NONE));
+            org.springframework.beans.factory.ObjectProvider<EndingFaults> faults,
+            org.springframework.beans.factory.ObjectProvider<RunMarks> marks) {
+        this(
+                jdbc,
+                clock,
+                json,
+                transactionManager,
+                redactor,
+                faults.getIfAvailable(() -> EndingFaults.NONE),
+                () -> marks.getIfAvailable(() -> RunMarks.NONE));
     }
 
     /** A store without fault points (tests that build one themselves). */
@@ -70,7 +81,18 @@ public class RunStore implements AgentRunHistory {
             JsonMapper json,
             PlatformTransactionManager transactionManager,
             SecretRedactor redactor) {
-        this(jdbc, clock, json, transactionManager, redactor, EndingFaults.NONE);
+        this(jdbc, clock, json, transactionManager, redactor, RunMarks.NONE);
+    }
+
+    /** A store without fault points whose replay runs are {@code marks}'s (tests that build one themselves). */
+    RunStore(
+            JdbcClient jdbc,
+            Clock clock,
+            JsonMapper json,
+            PlatformTransactionManager transactionManager,
+            SecretRedactor redactor,
+            RunMarks marks) {
+        this(jdbc, clock, json, transactionManager, redactor, EndingFaults.NONE, () -> marks);
     }
 
     private RunStore(
@@ -79,9 +101,11 @@ public class RunStore implements AgentRunHistory {
             JsonMapper json,
             PlatformTransactionManager transactionManager,
             SecretRedactor redactor,
-            EndingFaults faults) {
+            EndingFaults faults,
+            java.util.function.Supplier<RunMarks> marks) {
         this.redactor = redactor;
         this.faults = faults;
+        this.marks = marks;
         this.jdbc = jdbc;
         this.clock = clock;
         this.json = json;
@@ -557,7 +581,9 @@ public class RunStore implements AgentRunHistory {
                     inputTokens,
                     outputTokens,
                     iterations);
-            if (ended) {
+            // A replay's run re-enacts a recorded incident: counting it would show the overview runs
+            // that never happened.
+            if (ended && marks.get().replays(List.of(id)).isEmpty()) {
                 RunRollups.Batch batch = rollups.batch();
                 jdbc.sql("SELECT agent, status, failure_category, input_tokens, output_tokens, created_at, started_at,"
                                 + " finished_at, subagents FROM cadre_run WHERE id = ?")
@@ -744,19 +770,31 @@ public class RunStore implements AgentRunHistory {
     public RunStatistics.Window windowStatistics(Instant from, Instant to) {
         RunStatistics.WindowTally tally = new RunStatistics.WindowTally(from, to);
         rollups.addWindow(from, to, tally);
-        jdbc.sql("SELECT agent, status, input_tokens, output_tokens, created_at FROM cadre_run"
+        record Live(String id, String agent, String status, long in, long out, Instant created) {}
+        List<Live> live = new java.util.ArrayList<>();
+        jdbc.sql("SELECT id, agent, status, input_tokens, output_tokens, created_at FROM cadre_run"
                         + " WHERE status IN ('submitted', 'working', 'input-required') AND created_at >= ?"
                         + " AND created_at <= ?")
                 .params(Timestamp.from(from), Timestamp.from(to))
                 .withFetchSize(1000)
                 .query(rs -> {
-                    tally.addLive(
+                    live.add(new Live(
+                            rs.getString("id"),
                             rs.getString("agent"),
                             rs.getString("status"),
                             rs.getLong("input_tokens"),
                             rs.getLong("output_tokens"),
-                            rs.getTimestamp("created_at").toInstant());
+                            rs.getTimestamp("created_at").toInstant()));
                 });
+        // Live runs are few; replays among them are left out like ended ones (see finish).
+        java.util.Set<String> replays = live.isEmpty()
+                ? java.util.Set.of()
+                : marks.get().replays(live.stream().map(Live::id).toList()).keySet();
+        for (Live r : live) {
+            if (!replays.contains(r.id())) {
+                tally.addLive(r.agent(), r.status(), r.in(), r.out(), r.created());
+            }
+        }
         return tally.window();
     }
 

@@ -194,6 +194,73 @@ abstract class RollupsContract {
     }
 
     @Test
+    void replayRuns_areNotCountedAsRuns_endedOrLive() {
+        java.util.Set<String> replays = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        RunStore marked = new RunStore(
+                jdbc,
+                clock,
+                json,
+                transactionManager,
+                dev.cadre.platform.web.SecretRedactor.standard(),
+                ids -> ids.stream()
+                        .filter(replays::contains)
+                        .collect(java.util.stream.Collectors.toMap(i -> i, i -> "rpl")));
+        String replayed = UUID.randomUUID().toString();
+        String ordinary = UUID.randomUUID().toString();
+        String liveReplay = UUID.randomUUID().toString();
+        replays.add(replayed);
+        replays.add(liveReplay);
+        // A day of 1999: apart from the other tests' windows (2001), which count every run they find.
+        Instant base = this.base.minus(2 * 365, ChronoUnit.DAYS);
+        clock.now = base.plusSeconds(60);
+        for (String id : List.of(replayed, ordinary, liveReplay)) {
+            marked.insert(submitted(id, a, clock.now));
+            marked.transition(id, EnumSet.of(RunStatus.SUBMITTED), RunStatus.WORKING);
+        }
+        clock.now = base.plusSeconds(61);
+        assertThat(marked.finish(null, replayed, RunStatus.COMPLETED, "ok", null, null, null, null, null, 1, 1, 1))
+                .isTrue();
+        assertThat(marked.finish(null, ordinary, RunStatus.FAILED, null, "TOOL_ERROR", "X", null, null, null, 1, 1, 1))
+                .isTrue();
+
+        RunStatistics.Window w = marked.windowStatistics(base, base.plus(1, ChronoUnit.HOURS));
+
+        assertThat(w.total()).isEqualTo(1);
+        assertThat(w.byStatus().get("failed")).isEqualTo(1);
+        assertThat(w.byStatus().get("completed")).isZero();
+        assertThat(w.byStatus().get("working")).isZero();
+        marked.finish(null, liveReplay, RunStatus.CANCELED, null, null, null, null, null, null, 0, 0, 0);
+    }
+
+    private static RunRecord submitted(String id, String agent, Instant created) {
+        return new RunRecord(
+                id,
+                agent,
+                "replay test",
+                null,
+                RunStatus.SUBMITTED,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                0,
+                0,
+                0,
+                "rollups-test",
+                null,
+                null,
+                null,
+                null,
+                0,
+                created,
+                null,
+                null,
+                created);
+    }
+
+    @Test
     void rollupsAgreeWithACountOverTheRawRuns_includingPercentiles() {
         grow();
         Instant from = base;
