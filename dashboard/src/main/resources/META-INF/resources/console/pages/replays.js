@@ -11,8 +11,17 @@ export async function render(root, route, ctx) {
 
 async function renderList(root, ctx) {
   let page;
-  try { page = await get('/api/v1/replays?limit=50'); } catch (e) { clear(root, h('h1', {}, 'Replays'), errorBox(e)); return null; }
-  const cases = h('input', { id: 'replay-cases', name: 'suite', placeholder: 'cpu-triage, disk-full', style: { width: '24rem' } });
+  let known;
+  try {
+    [page, known] = await Promise.all([get('/api/v1/replays?limit=50'), get('/api/v1/replays/cases')]);
+  } catch (e) { clear(root, h('h1', {}, 'Replays'), errorBox(e)); return null; }
+  // The placeholder and the list name cases that exist (cadre.replay.cases-dir), never made-up ones.
+  const cases = h('input', { id: 'replay-cases', name: 'suite', placeholder: known.items.slice(0, 2).join(', ') || 'no case files yet', style: { width: '24rem' } });
+  const add = (n) => { cases.value = [...cases.value.split(',').map((x) => x.trim()).filter(Boolean), n].join(', '); };
+  const available = known.items.length
+    ? h('p', { class: 'help', id: 'replay-known-cases' }, `Cases in ${known.dir}: `,
+      known.items.map((n, i) => [i ? ', ' : '', h('button', { type: 'button', class: 'linkish mono', 'data-case': n, onclick: () => add(n) }, n)]))
+    : h('p', { class: 'help', id: 'replay-known-cases' }, `No case files in ${known.dir} (cadre.replay.cases-dir): export one from a finished run's page.`);
   const team = h('input', { id: 'replay-team', name: 'team', value: 'running', style: { width: '18rem' } });
   const name = h('input', { id: 'replay-name', name: 'name', value: 'console', style: { width: '10rem' } });
   const error = h('p', { class: 'field-error', id: 'replay-error', role: 'alert' });
@@ -22,7 +31,10 @@ async function renderList(root, ctx) {
       h('div', { class: 'field' }, h('label', { for: 'replay-cases' }, 'Cases (names, comma-separated)'), cases),
       h('div', { class: 'field' }, h('label', { for: 'replay-team' }, 'Team (running, or a team YAML path)'), team),
       h('div', { class: 'field' }, h('label', { for: 'replay-name' }, 'Suite name'), name)),
-    h('p', { class: 'help' }, 'Each case runs as a run marked replay: tools answer from the recording, approvals from its recorded decisions, nothing leaves the platform. Baseline against candidate: java -jar cadre.jar replay (docs/replay.md).'),
+    available,
+    h('p', { class: 'help' }, 'Each case runs as a run marked replay: tools answer from the recording, approvals from its recorded decisions, nothing leaves the platform; replay runs are not counted in the overview. Baseline against candidate on the command line, after ',
+      h('code', {}, './mvnw -B -q -pl platform-api -am package -DskipTests'), ': ',
+      h('code', {}, 'java -jar platform-api/target/platform-api-*.jar replay --suite cases/ --candidate my-team.yaml'), ' (docs/replay.md).'),
     h('div', { class: 'row' }, start, viewerNote(ctx, 'start replays')), error);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();

@@ -25,7 +25,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 public final class ReplayCli {
 
     static final String USAGE = """
-            usage: java -jar cadre.jar replay --suite DIR|CASE.yaml [--suite ...] --candidate TEAM [options]
+            usage: java -jar platform-api/target/platform-api-*.jar replay --suite DIR|CASE.yaml [--suite ...]
+                     --candidate TEAM [options]
+              (build the jar first: ./mvnw -B -q -pl platform-api -am package -DskipTests)
               --baseline TEAM              the team to compare with (default: builtin)
               --candidate TEAM             the changed team; TEAM is a team YAML, a directory of them,
                                              several of them separated by commas (one team), or
@@ -35,6 +37,8 @@ public final class ReplayCli {
                                              (absolute), turns=0.5 tokens=0.5 cost=0.5 (relative increase)
               --label TEXT                 the candidate's version label (default: its file name)
               --timeout DURATION           how long each team's replay may take (default 30m)
+              --port PORT                  the loopback port of the platform started for the replay
+                                             (default: a free one)
             exit code: 0 no regression, 1 regression, 2 bad input
             """;
 
@@ -72,6 +76,7 @@ public final class ReplayCli {
         String candidate = null;
         String label = null;
         Duration timeout = Duration.ofMinutes(30);
+        int port = 0;
         Map<String, Double> thresholds = new LinkedHashMap<>(THRESHOLDS);
         try {
             for (int i = 0; i < args.length; i++) {
@@ -90,6 +95,12 @@ public final class ReplayCli {
                     case "--candidate" -> candidate = team(v);
                     case "--label" -> label = v;
                     case "--timeout" -> timeout = org.springframework.boot.convert.DurationStyle.detectAndParse(v);
+                    case "--port" -> {
+                        port = Integer.parseInt(v);
+                        if (port < 0 || port > 65535) {
+                            return usage("--port " + v + ": a port number, 1 to 65535 (0: a free one)");
+                        }
+                    }
                     case "--threshold" -> {
                         int eq = v.indexOf('=');
                         String name = eq < 0 ? v : v.substring(0, eq);
@@ -160,7 +171,7 @@ public final class ReplayCli {
                         : CandidateTeams.parts(candidate).stream()
                                 .map(p -> String.valueOf(Path.of(p).getFileName()))
                                 .collect(java.util.stream.Collectors.joining("+"));
-        try (ConfigurableApplicationContext context = start()) {
+        try (ConfigurableApplicationContext context = start(port)) {
             ReplayService service = context.getBean(ReplayService.class);
             ReplayService.Replay base = replay(service, suiteName, "baseline", cases, baseline, timeout);
             ReplayService.Replay cand = replay(service, suiteName, candidateLabel, cases, candidate, timeout);
@@ -211,11 +222,12 @@ public final class ReplayCli {
     }
 
     /**
-     * The platform in this process: a private in-memory database, web on a random loopback port, a
+     * The platform in this process: a private in-memory database, web on a loopback port ({@code --port},
+     * default a free one), a
      * bootstrap key nobody sees (so none is printed), only errors logged. Given as command-line
      * arguments, which win over application.yaml and the environment (default properties would not).
      */
-    private ConfigurableApplicationContext start() {
+    private ConfigurableApplicationContext start(int port) {
         List<String> args = List.of(
                 "--spring.datasource.url=jdbc:h2:mem:cadre-replay-" + UUID.randomUUID()
                         + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH"
@@ -225,7 +237,7 @@ public final class ReplayCli {
                         + ";LOCK_TIMEOUT=60000",
                 "--spring.datasource.username=sa",
                 "--spring.datasource.password=",
-                "--server.port=0",
+                "--server.port=" + port,
                 "--server.address=127.0.0.1",
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=ERROR",

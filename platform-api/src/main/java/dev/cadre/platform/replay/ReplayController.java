@@ -26,7 +26,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Replays of incident cases against a team (issue 25): start one, read its scores, list them. */
+/** Replays of incident cases against a team: start one, read its scores, list them and the case names. */
 @RestController
 @RequestMapping("/api/v1/replays")
 class ReplayController {
@@ -87,7 +87,7 @@ class ReplayController {
 
     /**
      * {@code suite}: each entry a case's YAML text, or the name of a case file in {@code
-     * cadre.replay.cases-dir} ({@code cpu-triage} or {@code cpu-triage.yaml}); {@code team}: {@code
+     * cadre.replay.cases-dir} ({@code host-disk-full} or {@code host-disk-full.yaml}); {@code team}: {@code
      * running} (default) or the path of a team YAML (or a directory of them) under {@code
      * cadre.replay.teams-dir};
      * {@code name}: the suite's name (metric label, default {@code adhoc}); {@code label}: the team
@@ -232,6 +232,34 @@ class ReplayController {
     @GetMapping("/{id}")
     ReplayView get(@PathVariable String id) {
         return replays.find(id).map(ReplayController::view).orElseThrow(() -> ApiProblem.notFound("replay", id));
+    }
+
+    /** The case files a suite can name. */
+    record CaseList(String dir, List<String> items) {}
+
+    @Operation(
+            summary = "Case names a replay can use",
+            description = "The names of the case files in cadre.replay.cases-dir (without .yaml), sorted: what"
+                    + " POST /api/v1/replays accepts in suite besides case YAML texts. Empty when the directory"
+                    + " does not exist.")
+    @ApiResponse(responseCode = "200", description = "The case names")
+    @GetMapping("/cases")
+    CaseList cases() {
+        if (!Files.isDirectory(casesDir)) {
+            return new CaseList(casesDir.toString(), List.of());
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(casesDir)) {
+            List<String> names = files.filter(Files::isRegularFile)
+                    .map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".yaml") || n.endsWith(".yml"))
+                    .map(n -> n.substring(0, n.lastIndexOf('.')))
+                    .filter(n -> CASE_NAME.matcher(n).matches())
+                    .sorted()
+                    .toList();
+            return new CaseList(casesDir.toString(), names);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot list " + casesDir + " (cadre.replay.cases-dir)", e);
+        }
     }
 
     @Operation(summary = "Replays, newest first", description = "The newest replays with their scores, newest first.")

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code java -jar cadre.jar replay} in this process (issue 25): a tiny suite recorded from the shipped
+ * {@code java -jar platform-api/target/platform-api-*.jar replay} in this process: a tiny suite recorded from the shipped
  * host ops team, replayed against that team as the baseline and a candidate; the exit code and the
  * table name what regressed.
  */
@@ -103,5 +103,19 @@ class ReplayCliTest {
         assertThat(replay("--suite", SUITE, "--candidate", BASELINE, "--threshold", "speed=2"))
                 .isEqualTo(2);
         assertThat(err()).contains("--threshold speed=2");
+
+        err.reset();
+        assertThat(replay("--suite", SUITE, "--candidate", BASELINE, "--port", "70000"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--port 70000: a port number, 1 to 65535 (0: a free one)");
+    }
+
+    @Test
+    void usageSaysHowToBuildTheJarAndThatAPortCanBeGiven() {
+        assertThat(replay("--help")).isZero();
+        assertThat(out())
+                .contains("java -jar platform-api/target/platform-api-*.jar replay")
+                .contains("./mvnw -B -q -pl platform-api -am package -DskipTests")
+                .contains("--port PORT");
     }
 }
