@@ -115,13 +115,22 @@ class OpsToolsConfiguration {
             IncidentService incidents,
             ApprovalService approvals,
             JsonMapper json,
-            Clock clock) {
+            Clock clock,
+            org.springframework.beans.factory.ObjectProvider<io.opentelemetry.api.OpenTelemetry> openTelemetry) {
         HttpClient prometheusHttp = HttpClient.newBuilder()
                 .connectTimeout(config.prometheus().timeout())
                 .build();
         SystemInfo system = new SystemInfo();
+        PrometheusClient prometheus = new PrometheusClient(
+                config.prometheus(),
+                prometheusHttp,
+                json,
+                openTelemetry.getIfAvailable(io.opentelemetry.api.OpenTelemetry::noop));
+        HostSignals signals = new HostSignals(prometheus, config.hostMetrics(), json);
         List<dev.cadre.agent.tool.Tool> tools = List.of(
                 new PrometheusQueryTool(config.prometheus(), prometheusHttp, json, clock),
+                new HostTargetTool(prometheus, json, clock),
+                new HostInspectTool(signals, config.hostInspect(), clock),
                 new HttpProbeTool(config.probe(), json, clock),
                 new HostMetricsTool(system, config.hostMetrics(), json),
                 new RunbookExecuteTool(

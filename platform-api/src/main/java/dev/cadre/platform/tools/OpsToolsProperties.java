@@ -17,13 +17,33 @@ public record OpsToolsProperties(
         @Nullable Prometheus prometheus,
         @Nullable Probe probe,
         @Nullable HostMetrics hostMetrics,
-        @Name("notify") @Nullable Notify notification) {
+        @Name("notify") @Nullable Notify notification,
+        @Nullable HostInspect hostInspect) {
 
     public OpsToolsProperties {
         prometheus = prometheus == null ? new Prometheus(null, null, 0) : prometheus;
         probe = probe == null ? new Probe(null, null, null) : probe;
         hostMetrics = hostMetrics == null ? new HostMetrics(null, null, null, null, null, null, null) : hostMetrics;
         notification = notification == null ? new Notify(null, null, null, null) : notification;
+        hostInspect = hostInspect == null ? new HostInspect(null, null) : hostInspect;
+    }
+
+    /**
+     * {@code cadre.tools.host-inspect.*}: how host_inspect reads a host's node_exporter series in
+     * Prometheus — {@code window} around the alert's start (default 10m; the last {@code window} for a
+     * request without an alert) compared with the {@code baseline} before it (default 3h). Severity
+     * thresholds are those of {@code cadre.tools.host-metrics}.
+     */
+    public record HostInspect(
+            @Nullable Duration window, @Nullable Duration baseline) {
+        public HostInspect {
+            window = window == null ? Duration.ofMinutes(10) : window;
+            baseline = baseline == null ? Duration.ofHours(3) : baseline;
+            if (window.compareTo(Duration.ofMinutes(1)) < 0 || baseline.compareTo(window) < 0) {
+                throw new IllegalArgumentException(
+                        "cadre.tools.host-inspect.window must be at least 1m and baseline at least the window");
+            }
+        }
     }
 
     /** {@code cadre.tools.prometheus.url}: the Prometheus HTTP API (empty: the tool says it is not configured). */
