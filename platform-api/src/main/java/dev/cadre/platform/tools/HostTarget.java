@@ -49,17 +49,7 @@ public record HostTarget(
 
     /** {@code web-1:9100} → {@code web-1}; {@code [::1]:9100} → {@code ::1}; a bare IPv6 address stays. */
     public static String withoutPort(String address) {
-        if (address.startsWith("[")) {
-            int close = address.indexOf(']');
-            return close > 0 ? address.substring(1, close) : address;
-        }
-        int colon = address.indexOf(':');
-        if (colon > 0
-                && colon == address.lastIndexOf(':')
-                && address.substring(colon + 1).matches("\\d{1,5}")) {
-            return address.substring(0, colon);
-        }
-        return address;
+        return dev.cadre.platform.incidents.IncidentTarget.withoutPort(address);
     }
 
     /** Label-like characters only and at most 253 (a DNS name): a target is quoted into PromQL and prompts. */
