@@ -131,10 +131,16 @@ class OpsToolsConfiguration {
                 new PrometheusQueryTool(config.prometheus(), prometheusHttp, json, clock),
                 new HostTargetTool(prometheus, json, clock),
                 new HostInspectTool(signals, config.hostInspect(), clock),
+                new HostVerifyTool(prometheus, incidents, runbooks, config.hostInspect(), json, clock),
                 new HttpProbeTool(config.probe(), json, clock),
                 new HostMetricsTool(system, config.hostMetrics(), json),
                 new RunbookExecuteTool(
-                        runbooks, incidents, runbookConfig.maxOutputChars(), runbookConfig.environment(), json),
+                        runbooks,
+                        incidents,
+                        runbookConfig.maxOutputChars(),
+                        runbookConfig.environment(),
+                        json,
+                        new SshRunbookRunner(runbookConfig.ssh())),
                 new NotifyTool(
                         notifier,
                         incidents,

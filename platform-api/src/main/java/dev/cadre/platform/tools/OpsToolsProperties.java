@@ -25,18 +25,22 @@ public record OpsToolsProperties(
         probe = probe == null ? new Probe(null, null, null) : probe;
         hostMetrics = hostMetrics == null ? new HostMetrics(null, null, null, null, null, null, null) : hostMetrics;
         notification = notification == null ? new Notify(null, null, null, null) : notification;
-        hostInspect = hostInspect == null ? new HostInspect(null, null) : hostInspect;
+        hostInspect = hostInspect == null ? new HostInspect(null, null, null) : hostInspect;
     }
 
     /**
      * {@code cadre.tools.host-inspect.*}: how host_inspect reads a host's node_exporter series in
      * Prometheus — {@code window} around the alert's start (default 10m; the last {@code window} for a
-     * request without an alert) compared with the {@code baseline} before it (default 3h). Severity
+     * request without an alert) compared with the {@code baseline} before it (default 3h); {@code settle}:
+     * how long after a repair host_verify waits before it re-queries (default 2m: several scrapes). Severity
      * thresholds are those of {@code cadre.tools.host-metrics}.
      */
     public record HostInspect(
-            @Nullable Duration window, @Nullable Duration baseline) {
+            @Nullable Duration window,
+            @Nullable Duration baseline,
+            @Nullable Duration settle) {
         public HostInspect {
+            settle = settle == null ? Duration.ofMinutes(2) : settle;
             window = window == null ? Duration.ofMinutes(10) : window;
             baseline = baseline == null ? Duration.ofHours(3) : baseline;
             if (window.compareTo(Duration.ofMinutes(1)) < 0 || baseline.compareTo(window) < 0) {
@@ -124,7 +128,8 @@ public record OpsToolsProperties(
             @Nullable Boolean installDemo,
             @Nullable Duration timeout,
             int maxOutputChars,
-            @Nullable List<String> environment) {
+            @Nullable List<String> environment,
+            @Nullable Ssh ssh) {
 
         /** What a shell script needs to run and nothing that could hold a credential. */
         public static final List<String> DEFAULT_ENVIRONMENT = List.of("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR");
@@ -141,6 +146,29 @@ public record OpsToolsProperties(
             installDemo = installDemo == null || installDemo;
             timeout = timeout == null ? Duration.ofMinutes(2) : timeout;
             maxOutputChars = maxOutputChars <= 0 ? 8000 : maxOutputChars;
+            ssh = ssh == null ? new Ssh(null, null, null, 0, null, null) : ssh;
+        }
+    }
+
+    /**
+     * {@code cadre.runbooks.ssh.*}: how runbooks with {@code target: alert-host} reach the host — {@code user}
+     * (default {@code cadre}), {@code key} (the dedicated private key file), {@code known-hosts} (an OpenSSH
+     * known_hosts file holding each host's key under the host's name), {@code port} (default 22),
+     * {@code connect-timeout} (default 10s) and {@code addresses} (host name → address[:port] to connect to,
+     * when the name the alerts use does not resolve; the key is still checked under the name).
+     */
+    public record Ssh(
+            @Nullable String user,
+            @Nullable Path key,
+            @Nullable Path knownHosts,
+            int port,
+            @Nullable Duration connectTimeout,
+            java.util.@Nullable Map<String, String> addresses) {
+        public Ssh {
+            user = user == null || user.isBlank() ? "cadre" : user;
+            port = port <= 0 ? 22 : port;
+            connectTimeout = connectTimeout == null ? Duration.ofSeconds(10) : connectTimeout;
+            addresses = addresses == null ? java.util.Map.of() : java.util.Map.copyOf(addresses);
         }
     }
 }

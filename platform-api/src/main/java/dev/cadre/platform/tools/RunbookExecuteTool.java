@@ -39,6 +39,7 @@ final class RunbookExecuteTool implements Tool {
     private final int maxOutputChars;
     private final List<String> passEnvironment;
     private final JsonMapper json;
+    private final SshRunbookRunner ssh;
 
     /**
      * @param passEnvironment the names of the platform's environment variables a runbook inherits
@@ -49,7 +50,9 @@ final class RunbookExecuteTool implements Tool {
             IncidentService incidents,
             int maxOutputChars,
             List<String> passEnvironment,
-            JsonMapper json) {
+            JsonMapper json,
+            SshRunbookRunner ssh) {
+        this.ssh = ssh;
         this.runbooks = runbooks;
         this.incidents = incidents;
         this.maxOutputChars = maxOutputChars;
@@ -65,13 +68,19 @@ final class RunbookExecuteTool implements Tool {
     @Override
     public String description() {
         String available = runbooks.list().stream()
-                .map(r -> r.name() + " (" + r.description() + "; parameters: "
+                .map(r -> r.name() + " (" + r.description()
+                        + (r.target() == Runbooks.Target.ALERT_HOST
+                                ? "; runs on the host given (over SSH), allowed hosts " + r.hosts()
+                                : "; runs on the platform's machine")
+                        + "; parameters: "
                         + r.parameters().stream()
                                 .map(p -> p.name() + ":" + p.type())
                                 .collect(Collectors.joining(", "))
                         + ")")
                 .collect(Collectors.joining("; "));
-        return "Run a remediation runbook from the runbook directory after a human approves it. At most once per"
+        return "Run a remediation runbook from the runbook directory after a human approves it: a runbook that runs"
+                + " on the alert's host needs 'host' (the incident's host name, e.g. web-1), and runs there over SSH;"
+                + " a local one runs on the platform's machine and takes no host. At most once per"
                 + " incident and runbook within the remediation window; never for an escalated incident."
                 + " The incident defaults to the one this run works on. Runbooks: "
                 + (available.isEmpty() ? "none installed" : available);
@@ -81,6 +90,8 @@ final class RunbookExecuteTool implements Tool {
     public JsonNode parametersSchema() {
         return JsonSchemas.parse("{\"type\":\"object\",\"properties\":{"
                 + "\"runbook\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64},"
+                + "\"host\":{\"type\":\"string\",\"maxLength\":253,"
+                + "\"description\":\"the host to run it on, for runbooks that run on the alert's host\"},"
                 + "\"arguments\":{\"type\":\"object\",\"description\":\"the runbook's declared parameters\"},"
                 + "\"incident\":{\"type\":\"string\",\"description\":\"incident id (default: this run's incident)\"},"
                 + "\"reason\":{\"type\":\"string\",\"maxLength\":1000},"
@@ -109,6 +120,28 @@ final class RunbookExecuteTool implements Tool {
             throw new ToolException(
                     FailureCategory.EXECUTION_ERROR, "invalid_arguments", String.join("; ", validated.problems()));
         }
+        String host = args.path("host").asString("").strip();
+        if (runbook.target() == Runbooks.Target.ALERT_HOST) {
+            if (host.isEmpty() || !host.equals(HostTarget.safe(host))) {
+                throw new ToolException(
+                        FailureCategory.EXECUTION_ERROR,
+                        "host_required",
+                        "runbook '" + name + "' runs on the alert's host: give 'host' (a host name such as web-1)");
+            }
+            if (!runbook.allows(host)) {
+                throw new ToolException(
+                        FailureCategory.EXECUTION_ERROR,
+                        "host_not_allowed",
+                        "runbook '" + name + "' may not run on " + host + " (its hosts: " + runbook.hosts()
+                                + "); nothing ran");
+            }
+        } else if (!host.isEmpty()) {
+            throw new ToolException(
+                    FailureCategory.EXECUTION_ERROR,
+                    "local_runbook",
+                    "runbook '" + name + "' runs on the platform's own machine, not on " + host
+                            + "; choose a runbook whose target is alert-host");
+        }
         Optional<Incident> incident =
                 args.has("incident") ? incidents.get(args.get("incident").asString()) : incidents.forRun(ctx.runId());
         if (args.has("incident") && incident.isEmpty()) {
@@ -126,6 +159,9 @@ final class RunbookExecuteTool implements Tool {
         Writer writer = Writer.agent(ctx.agent(), ctx.runId());
         ObjectNode out = json.createObjectNode();
         out.put("runbook", name);
+        if (!host.isEmpty()) {
+            out.put("host", host);
+        }
         if (incident.isPresent()) {
             String id = incident.get().id();
             out.put("incident", id);
@@ -159,8 +195,18 @@ final class RunbookExecuteTool implements Tool {
         }
         Result result;
         try {
-            result = run(
-                    runbook, validated.values(), ctx, incident.map(Incident::id).orElse(""));
+            result = host.isEmpty()
+                    ? run(
+                            runbook,
+                            validated.values(),
+                            ctx,
+                            incident.map(Incident::id).orElse(""))
+                    : remote(
+                            runbook,
+                            host,
+                            validated.values(),
+                            ctx,
+                            incident.map(Incident::id).orElse(""));
         } catch (ToolException | RuntimeException | IOException e) {
             incident.ifPresent(i -> incidents.finishRemediation(i.id(), ctx.callId(), "failed", null, writer));
             throw e;
@@ -190,6 +236,18 @@ final class RunbookExecuteTool implements Tool {
     }
 
     private record Result(int exitCode, String output, boolean truncated, long millis) {}
+
+    private Result remote(
+            Runbooks.Runbook runbook, String host, Map<String, String> values, ToolContext ctx, String incident)
+            throws ToolException, InterruptedException {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        values.forEach((k, v) -> env.put("RUNBOOK_" + k.toUpperCase(Locale.ROOT), v));
+        env.put("CADRE_RUN_ID", ctx.runId());
+        env.put("CADRE_INCIDENT_ID", incident);
+        env.put("CADRE_HOST", host);
+        SshRunbookRunner.Result r = ssh.run(host, runbook.script(), values, env, runbook.timeout(), maxOutputChars);
+        return new Result(r.exitCode(), r.output(), r.truncated(), r.millis());
+    }
 
     private Result run(Runbooks.Runbook runbook, Map<String, String> values, ToolContext ctx, String incident)
             throws IOException, InterruptedException, ToolException {

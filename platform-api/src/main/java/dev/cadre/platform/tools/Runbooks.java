@@ -51,14 +51,53 @@ public final class Runbooks {
             boolean required,
             @Nullable JsonNode spec) {}
 
-    /** A declared runbook. */
+    /** Where a runbook runs: on the platform's machine, or on the incident's host over SSH. */
+    public enum Target {
+        LOCAL,
+        ALERT_HOST
+    }
+
+    /**
+     * A declared runbook. {@code target} {@code alert-host} runs it over SSH on the host named in the call,
+     * only when that host matches one of {@code hosts} (globs: {@code web-*}); {@code verifies} names the
+     * signals (cpu, memory, disk) a repair by it should improve, which host_verify compares afterwards.
+     */
     public record Runbook(
             String name,
             Path script,
             String description,
             List<Parameter> parameters,
             Duration timeout,
-            boolean requiresIncident) {}
+            boolean requiresIncident,
+            Target target,
+            List<String> hosts,
+            List<String> verifies) {
+
+        /** A local runbook (how every runbook ran before SSH runbooks). */
+        public Runbook(
+                String name,
+                Path script,
+                String description,
+                List<Parameter> parameters,
+                Duration timeout,
+                boolean requiresIncident) {
+            this(name, script, description, parameters, timeout, requiresIncident, Target.LOCAL, List.of(), List.of());
+        }
+
+        /** Whether {@code host} is on this runbook's allow-list (exact names or globs with {@code *} and {@code ?}). */
+        public boolean allows(String host) {
+            for (String glob : hosts) {
+                StringBuilder re = new StringBuilder();
+                for (char c : glob.toCharArray()) {
+                    re.append(c == '*' ? ".*" : c == '?' ? "." : Pattern.quote(String.valueOf(c)));
+                }
+                if (host.matches(re.toString())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
 
     public Path dir() {
         return dir;
@@ -142,13 +181,30 @@ public final class Runbooks {
             Duration timeout = spec.has("timeout")
                     ? DurationStyle.detectAndParse(spec.get("timeout").asString())
                     : defaultTimeout;
+            String where = spec.path("target").asString("local");
+            Target target;
+            switch (where) {
+                case "local" -> target = Target.LOCAL;
+                case "alert-host" -> target = Target.ALERT_HOST;
+                default -> {
+                    log.warn("Runbook {}: target '{}' is neither local nor alert-host; runbook ignored", name, where);
+                    return Optional.empty();
+                }
+            }
+            List<String> hosts = new ArrayList<>();
+            spec.path("hosts").forEach(h -> hosts.add(h.asString()));
+            List<String> verifies = new ArrayList<>();
+            spec.path("verifies").forEach(v -> verifies.add(v.asString()));
             return Optional.of(new Runbook(
                     name,
                     real,
                     spec.path("description").asString(""),
                     List.copyOf(params),
                     timeout,
-                    spec.path("requiresIncident").asBoolean(true)));
+                    spec.path("requiresIncident").asBoolean(true),
+                    target,
+                    List.copyOf(hosts),
+                    List.copyOf(verifies)));
         } catch (IOException | RuntimeException e) {
             log.warn("Runbook {} ignored: {}", name, e.toString());
             return Optional.empty();

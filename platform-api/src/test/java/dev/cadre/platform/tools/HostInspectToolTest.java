@@ -93,7 +93,7 @@ class HostInspectToolTest {
                         client(url),
                         new OpsToolsProperties.HostMetrics(null, null, null, null, null, null, null),
                         JSON),
-                new OpsToolsProperties.HostInspect(null, null),
+                new OpsToolsProperties.HostInspect(null, null, null),
                 Clock.systemUTC());
     }
 

@@ -64,7 +64,8 @@ class RunbookExecuteToolTest {
                 incidents,
                 1000,
                 OpsToolsProperties.Runbooks.DEFAULT_ENVIRONMENT,
-                JSON);
+                JSON,
+                new SshRunbookRunner(new OpsToolsProperties.Ssh(null, null, null, 0, null, null)));
         incident = incidents
                 .open(
                         new IncidentService.OpenRequest("cpu@web-1", "CPU high", "critical", "test", Map.of(), null),
