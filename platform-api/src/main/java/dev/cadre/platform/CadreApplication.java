@@ -22,6 +22,7 @@ public class CadreApplication {
             System.exit(dev.cadre.platform.replay.ReplayCli.main(
                     java.util.Arrays.copyOfRange(args, 1, args.length), CadreApplication.class));
         }
+        StopSignals.exitCleanly();
         SpringApplication.run(CadreApplication.class, args);
     }
 }

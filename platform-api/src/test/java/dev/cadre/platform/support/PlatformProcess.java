@@ -165,6 +165,21 @@ public final class PlatformProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code signal} ({@code INT} as Ctrl-C does, {@code TERM}) with {@code kill} and waits for
+     * the process to end; its exit code, or -1 if it still runs after {@code max}.
+     */
+    public int signalAndWait(String signal, Duration max) throws IOException, InterruptedException {
+        int sent = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
+        if (sent != 0) {
+            throw new IOException("kill -" + signal + " " + process.pid() + " failed with " + sent);
+        }
+        return process.waitFor(max.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
     /** Kills the process if it still runs; for tear-down. */
     public void destroy() {
         if (process != null) {
