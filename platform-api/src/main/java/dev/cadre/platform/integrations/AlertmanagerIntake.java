@@ -153,7 +153,8 @@ public final class AlertmanagerIntake {
                             "alertmanager",
                             labels,
                             summary.isEmpty() ? null : summary,
-                            deliveryKey(alert, status)),
+                            deliveryKey(alert, status),
+                            dev.cadre.platform.incidents.IncidentTarget.fromLabels(labels)),
                     writer,
                     null);
             Incident incident = opened.incident();
@@ -182,6 +183,22 @@ public final class AlertmanagerIntake {
             if (workload != null) {
                 // The platform's reading of the labels (label-safe text only): what the Kubernetes team targets.
                 context.set("kubernetes", workload);
+            } else {
+                // The host the alert is about, read from its labels by the platform (label-safe text only):
+                // what the host team inspects in Prometheus and repairs, never the platform's own machine.
+                dev.cadre.platform.tools.HostTarget host = dev.cadre.platform.tools.HostTarget.fromLabels(
+                        labels, alert.path("startsAt").asString(""));
+                if (host != null) {
+                    ObjectNode h = context.putObject("host");
+                    h.put("name", host.name());
+                    if (host.instance() != null) {
+                        h.put("instance", host.instance());
+                    }
+                    h.put("source", host.source());
+                    if (host.startsAt() != null) {
+                        h.put("startsAt", host.startsAt());
+                    }
+                }
             }
             String target = routes.getOrDefault(
                     alertname, workload != null && kubernetesAgent != null ? kubernetesAgent : agent);

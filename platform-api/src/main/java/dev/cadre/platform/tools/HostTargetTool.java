@@ -25,6 +25,7 @@ final class HostTargetTool implements Tool {
 
     private static final Pattern PLATFORM = Pattern.compile(
             "(?i)\\b(platform(?:'s)? (?:own )?(?:host|machine)|cadre(?:'s)? (?:own )?(?:host|machine)|this machine|localhost)\\b");
+    private static final Pattern LOCAL = Pattern.compile("(?i)localhost|127\\.0\\.0\\.1|::1");
     /** A word that looks like a host name: has a digit or a dot or a hyphen inside, e.g. db-2, web01, a.b.c. */
     private static final Pattern HOSTISH = Pattern.compile(
             "(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)+|[A-Za-z]+[0-9]+)(?::[0-9]{1,5})?(?![A-Za-z0-9_-])");
@@ -77,6 +78,9 @@ final class HostTargetTool implements Tool {
             }
         }
         if (alert.isObject() && !alert.path("name").asString("").isBlank()) {
+            if (LOCAL.matcher(alert.path("name").asString()).matches()) {
+                return platform("the alert is about the machine Cadre runs on").toString();
+            }
             return host(new HostTarget(
                             alert.path("name").asString(),
                             alert.path("instance").asString(""),
@@ -97,37 +101,54 @@ final class HostTargetTool implements Tool {
                             HostTarget.withoutPort(safe), safe.contains(":") ? safe : null, "host field", null))
                     .toString();
         }
-        // The person's own words only: fenced data (alert annotations, A2A messages) never picks a host.
-        String request = UntrustedText.withoutFences(args.path("request").asString(""));
+        // The platform's own words first; then the request's data (an A2A or MCP message arrives fenced as
+        // untrusted text): naming a host there only chooses what is looked at, never a variant or a repair.
+        String raw = args.path("request").asString("").replaceAll("(<|&lt;)/?untrusted-data[^>&]*(>|&gt;)", " ");
         List<String> known = knownInstances();
-        for (String instance : known) {
-            String name = HostTarget.withoutPort(instance);
-            if (Pattern.compile(
-                            "(?<![A-Za-z0-9_.-])" + Pattern.quote(name) + "(?![A-Za-z0-9_-])", Pattern.CASE_INSENSITIVE)
-                    .matcher(request)
-                    .find()) {
-                return host(new HostTarget(name, instance, "request text, matched to a scraped instance", null))
-                        .toString();
-            }
-        }
-        if (PLATFORM.matcher(request).find()) {
-            return platform("the request asks about the platform's own machine").toString();
-        }
-        Matcher m = HOSTISH.matcher(request);
-        while (m.find()) {
-            String word = m.group(1);
-            if (!word.toLowerCase(Locale.ROOT).matches("(https?|utf-?8|ipv[46]|sha[0-9]+|base64|run_.*)")) {
-                return host(new HostTarget(word, null, "request text", null)).toString();
+        for (String text : List.of(UntrustedText.withoutFences(raw), raw)) {
+            ObjectNode found = fromText(text, known);
+            if (found != null) {
+                return found.toString();
             }
         }
         ObjectNode out = json.createObjectNode();
         out.put("kind", "unknown");
+        out.put("reach", "unknown");
         out.put(
                 "reason",
                 "the request names no host"
                         + (known.isEmpty() ? "" : " Prometheus scrapes (known: " + String.join(", ", known) + ")")
                         + ": ask which host to look at");
         return out.toString();
+    }
+
+    /**
+     * The host's answer, with {@code reach}: {@code host} when Prometheus has series for it, else
+     * {@code unseen} and {@code why} (no Prometheus configured, unreachable, no series for the instance),
+     * so nobody repairs a host the team could not look at.
+     */
+    private @org.jspecify.annotations.Nullable ObjectNode fromText(String request, List<String> known) {
+        for (String instance : known) {
+            String name = HostTarget.withoutPort(instance);
+            if (Pattern.compile(
+                            "(?<![A-Za-z0-9_.-])" + Pattern.quote(name) + "(?![A-Za-z0-9_-])", Pattern.CASE_INSENSITIVE)
+                    .matcher(request)
+                    .find()) {
+                return host(new HostTarget(name, instance, "request text, matched to a scraped instance", null));
+            }
+        }
+        if (PLATFORM.matcher(request).find()) {
+            return platform("the request asks about the platform's own machine");
+        }
+        Matcher m = HOSTISH.matcher(request);
+        while (m.find()) {
+            String word = m.group(1);
+            if (!word.toLowerCase(Locale.ROOT)
+                    .matches("(https?|utf-?8|ipv[46]|sha[0-9]+|base64|run_.*|inc-.*|a2a|mcp)")) {
+                return host(new HostTarget(word, null, "request text", null));
+            }
+        }
+        return null;
     }
 
     private ObjectNode host(HostTarget t) {
@@ -141,12 +162,36 @@ final class HostTargetTool implements Tool {
         if (t.startsAt() != null) {
             out.put("startsAt", t.startsAt());
         }
+        String why = unseen(t);
+        out.put("reach", why == null ? "host" : "unseen");
+        if (why != null) {
+            out.put("why", why);
+        }
         return out;
+    }
+
+    /** Why Prometheus cannot show this host now, or null when it has an {@code up} series for it. */
+    private @org.jspecify.annotations.Nullable String unseen(HostTarget t) {
+        if (prometheus.url() == null) {
+            return "no Prometheus configured: cadre.tools.prometheus.url is not set";
+        }
+        String sel = t.instance() != null
+                ? "instance=\"" + t.instance() + "\""
+                : "instance=~\"" + t.name().replace(".", "\\\\.") + "(:[0-9]+)?\"";
+        return switch (prometheus.query("up{" + sel + "}", clock.instant())) {
+            case PrometheusClient.Answer.Vector v ->
+                v.samples().isEmpty()
+                        ? "no data for instance " + (t.instance() != null ? t.instance() : t.name())
+                                + " in Prometheus at " + prometheus.url()
+                        : null;
+            case PrometheusClient.Answer.Failed f -> f.message();
+        };
     }
 
     private ObjectNode platform(String why) {
         ObjectNode out = json.createObjectNode();
         out.put("kind", "platform");
+        out.put("reach", "platform");
         out.put("name", "platform host");
         out.put("source", why);
         return out;

@@ -135,8 +135,9 @@ final class HostVerifyTool implements Tool {
         String sel = instance.isEmpty()
                 ? "instance=~\"" + host.replace(".", "\\\\.") + "(:[0-9]+)?\""
                 : "instance=\"" + HostTarget.safe(instance) + "\"";
-        String beforeRange = config.window().toSeconds() + "s";
-        String afterRange = Math.max(30, config.settle().toSeconds()) + "s";
+        // Like with like: the settle time before the repair started against the settle time after it ended.
+        String beforeRange = Math.max(1, config.settle().toSeconds()) + "s";
+        String afterRange = beforeRange;
         ObjectNode evidence = out.putObject("signals");
         List<String> better = new ArrayList<>();
         List<String> worse = new ArrayList<>();

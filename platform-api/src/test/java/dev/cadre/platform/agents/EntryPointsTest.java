@@ -51,6 +51,9 @@ class EntryPointsTest {
                                 "memory-inspector",
                                 "disk-inspector",
                                 "ops-recorder",
+                                "ops-scoper",
+                                "ops-alerter",
+                                "ops-repairer",
                                 "wf-hidden",
                                 "k8s-pod-inspector",
                                 "k8s-rollout-inspector",
@@ -63,7 +66,13 @@ class EntryPointsTest {
         String viewer = key.json().get("secret").asString();
         assertThat(names(api.get("/api/v1/agents", viewer).json()))
                 .contains("ops-orchestrator")
-                .doesNotContain("cpu-inspector", "memory-inspector", "disk-inspector", "ops-recorder", "wf-hidden");
+                .doesNotContain(
+                        "cpu-inspector",
+                        "memory-inspector",
+                        "disk-inspector",
+                        "ops-recorder",
+                        "ops-scoper",
+                        "wf-hidden");
         assertThat(api.get("/api/v1/agents/cpu-inspector", viewer).status()).isEqualTo(404);
         assertThat(names(api.get("/api/v1/workflows", viewer).json()))
                 .contains("wf-incident")

@@ -6,6 +6,8 @@ import com.sun.net.httpserver.HttpServer;
 import dev.cadre.memory.Writer;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.RealHosts;
+import dev.cadre.platform.support.RealSshd;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -26,9 +28,12 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The ops-team context shared by the team, Alertmanager and 3 a.m. tests: the shipped team only, a
- * CPU threshold of 0 so the real host_metrics always sees "high CPU" (seed 003's night), a real
- * runbook in a temp directory that counts its executions, and a local webhook that counts
- * notifications.
+ * CPU threshold of 0 so the real host_metrics and host_inspect always see "high CPU" (seed 003's
+ * night), a real runbook in a temp directory that counts its executions, a local webhook that counts
+ * notifications, a real Prometheus scraping two real node_exporters as the hosts {@code web-1} and
+ * {@code db-2} ({@link RealHosts}), and a real sshd standing in for {@code web-1}'s SSH ({@link RealSshd})
+ * where the test runbook {@code host-cpu-relief} runs: it stops the busy process a test started on
+ * web-1's core and counts its runs in {@link #HOST_EXECUTIONS}.
  */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -52,6 +57,9 @@ public abstract class OpsPlatformTestBase {
 
     static final Path RUNBOOKS;
     static final Path EXECUTIONS;
+    protected static final Path HOST_EXECUTIONS;
+    protected static final RealHosts HOSTS;
+    protected static final RealSshd SSHD;
     static final HttpServer WEBHOOK;
     /** Every webhook delivery: "hook <body>" or "escalate <body>". */
     protected static final List<String> DELIVERIES = new CopyOnWriteArrayList<>();
@@ -71,6 +79,27 @@ public abstract class OpsPlatformTestBase {
                     "description: test remediation that counts its runs\ntimeout: 20s\nparameters:\n"
                             + "  older_than_minutes: {type: integer, minimum: 1, maximum: 10080, default: 60}\n"
                             + "  dry_run: {type: boolean, default: true}\n");
+            HOSTS = RealHosts.start(false);
+            SSHD = RealSshd.start("web-1");
+            // The peers outlive no test JVM: the context is shared and never closed by the tests.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                SSHD.close();
+                HOSTS.close();
+            }));
+            HOST_EXECUTIONS = RUNBOOKS.resolveSibling(RUNBOOKS.getFileName() + "-host-executions.log");
+            Path relief = RUNBOOKS.resolve("host-cpu-relief.sh");
+            // Runs on "web-1" over SSH: counts its run there and stops the runaway process a test started there.
+            Files.writeString(
+                    relief,
+                    "#!/bin/sh\necho \"$CADRE_HOST $CADRE_INCIDENT_ID $CADRE_RUN_ID $*\" >> '" + HOST_EXECUTIONS + "'\n"
+                            + "pid=$(cat '" + HOSTS.busyPidFile() + "' 2>/dev/null || true)\n"
+                            + "if [ -n \"$pid\" ]; then kill \"$pid\" && echo \"stopped pid $pid\"; fi\n");
+            Files.setPosixFilePermissions(relief, PosixFilePermissions.fromString("rwx------"));
+            Files.writeString(
+                    RUNBOOKS.resolve("host-cpu-relief.yaml"),
+                    "description: test remediation on web-1 that stops its busy process\ntarget: alert-host\n"
+                            + "hosts: [\"web-*\"]\nverifies: [cpu, memory]\ntimeout: 60s\nparameters:\n"
+                            + "  count: {type: integer, minimum: 1, maximum: 5, default: 1}\n");
             WEBHOOK = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             WEBHOOK.createContext("/", exchange -> {
                 String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
@@ -81,12 +110,21 @@ public abstract class OpsPlatformTestBase {
             WEBHOOK.start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
     @DynamicPropertySource
     static void opsProperties(DynamicPropertyRegistry registry) {
         registry.add("cadre.runbooks.dir", RUNBOOKS::toString);
+        registry.add("cadre.tools.prometheus.url", () -> HOSTS.url().toString());
+        registry.add("cadre.tools.host-inspect.settle", () -> "6s");
+        registry.add("cadre.runbooks.ssh.user", () -> System.getProperty("user.name"));
+        registry.add("cadre.runbooks.ssh.key", () -> SSHD.userKey().toString());
+        registry.add("cadre.runbooks.ssh.known-hosts", () -> SSHD.knownHosts().toString());
+        registry.add("cadre.runbooks.ssh.addresses.web-1", () -> "127.0.0.1:" + SSHD.port());
         registry.add(
                 "cadre.tools.notify.webhook-url",
                 () -> "http://127.0.0.1:" + WEBHOOK.getAddress().getPort() + "/hook");
@@ -111,6 +149,7 @@ public abstract class OpsPlatformTestBase {
         }
         DELIVERIES.clear();
         Files.deleteIfExists(EXECUTIONS);
+        Files.deleteIfExists(HOST_EXECUTIONS);
     }
 
     /** Forgets the runbook executions and webhook deliveries so far (a test's own setup made them). */

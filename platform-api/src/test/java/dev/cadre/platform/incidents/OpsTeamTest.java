@@ -25,7 +25,7 @@ class OpsTeamTest extends OpsPlatformTestBase {
         var submitted = api.post(
                 "/api/v1/runs",
                 Api.ADMIN_KEY,
-                Api.json(Map.of("workflow", "ops-pipeline", "input", "check host web-1")));
+                Api.json(Map.of("workflow", "ops-pipeline", "input", "check the platform's own host")));
         assertThat(submitted.status()).as(submitted.body()).isEqualTo(202);
         String id = submitted.json().get("id").asString();
 
@@ -51,11 +51,12 @@ class OpsTeamTest extends OpsPlatformTestBase {
             steps.add(s.get("worker").asString());
             assertThat(s.get("status").asString()).as(s.toString()).isEqualTo("ok");
         });
-        // Inspection (in parallel) -> analysis -> incident record -> alert -> repair, each step with the
-        // previous one's baton.
-        assertThat(steps.subList(0, 3))
+        // Which host -> inspection (in parallel) -> analysis -> incident record -> alert -> repair, each
+        // step with the previous one's baton.
+        assertThat(steps.getFirst()).isEqualTo("ops-scoper");
+        assertThat(steps.subList(1, 4))
                 .containsExactlyInAnyOrder("cpu-inspector", "memory-inspector", "disk-inspector");
-        assertThat(steps.subList(3, steps.size()))
+        assertThat(steps.subList(4, steps.size()))
                 .containsExactly("ops-analyst", "ops-recorder", "ops-alerter", "ops-repairer");
         // The CPU threshold of this context is 0: the analysed findings open an incident keyed by the
         // critical CPU finding, the alerter sends one notification saying so, and the repairer read the
@@ -91,7 +92,9 @@ class OpsTeamTest extends OpsPlatformTestBase {
         JsonNode run =
                 awaitPastDecisions(id, List.of(pending.getFirst().get("id").asString()));
         assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
-        assertThat(run.get("result").asString()).contains("Triage finished").contains("cleared (minutes=60)");
+        assertThat(run.get("result").asString())
+                .contains("Triage finished (platform host)")
+                .contains("cleared (minutes=60)");
         assertThat(run.get("subagents").valueStream().map(s -> s.get("worker").asString()))
                 .containsExactly(
                         "cpu-inspector",

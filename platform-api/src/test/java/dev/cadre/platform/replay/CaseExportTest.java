@@ -32,7 +32,7 @@ class CaseExportTest extends OpsPlatformTestBase {
         var submitted = api.post(
                 "/api/v1/runs",
                 Api.ADMIN_KEY,
-                Api.json(Map.of("agent", "ops-orchestrator", "input", "triage host web-1")));
+                Api.json(Map.of("agent", "ops-orchestrator", "input", "triage the platform host")));
         assertThat(submitted.status()).as(submitted.body()).isEqualTo(202);
         String id = submitted.json().get("id").asString();
         JsonNode waiting = awaitStatus(id, "input-required|completed|failed|canceled|rejected");
@@ -59,10 +59,11 @@ class CaseExportTest extends OpsPlatformTestBase {
         IncidentCase c = files.read("cpu-triage.yaml", exported.body());
         assertThat(c.name()).isEqualTo("cpu-triage");
         assertThat(c.recordedFrom()).isEqualTo(id);
-        assertThat(c.input()).isEqualTo(new IncidentCase.Input("ops-orchestrator", "triage host web-1", null));
+        assertThat(c.input()).isEqualTo(new IncidentCase.Input("ops-orchestrator", "triage the platform host", null));
         // Every tool call but the workers (they run again in a replay), each with the session it ran in.
         assertThat(c.calls().stream().map(IncidentCase.Call::tool))
                 .containsExactlyInAnyOrder(
+                        "host_target",
                         "host_metrics",
                         "host_metrics",
                         "host_metrics",
@@ -105,7 +106,7 @@ class CaseExportTest extends OpsPlatformTestBase {
             assertThat(d.arguments().get("runbook").asString()).isEqualTo("clear-tmp-cache");
             assertThat(d.decision()).isEqualTo("approved");
         });
-        assertThat(c.result()).startsWith("Triage finished.");
+        assertThat(c.result()).startsWith("Triage finished (platform host).");
         assertThat(c.expect().rootCause()).isEqualTo(new IncidentCase.FindingRef(null, "cpu", null));
         assertThat(c.expect().ignoreArguments()).isEqualTo(Map.of("host_metrics", List.of("tailLines")));
     }
@@ -113,7 +114,7 @@ class CaseExportTest extends OpsPlatformTestBase {
     @Test
     void theRecordingWithoutExpectationsIsReadableAsJson() {
         // Not a triage: its remediation would make the other test's incident "already done".
-        String id = submit("check host web-1 for the console");
+        String id = submit("check the platform host for the console");
         awaitStatus(id, "completed");
 
         var read = api.get("/api/v1/runs/" + id + "/case", Api.ADMIN_KEY);
@@ -163,7 +164,7 @@ class CaseExportTest extends OpsPlatformTestBase {
 
     @Test
     void expectationsNamingAnUnknownToolAreRefusedNamingTheField() {
-        String id = submit("check host web-1");
+        String id = submit("check the platform host");
         awaitStatus(id, "completed");
         var r = api.post(
                 "/api/v1/runs/" + id + "/case",

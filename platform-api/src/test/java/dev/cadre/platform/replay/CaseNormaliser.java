@@ -17,7 +17,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 /**
  * A case's YAML with only what genuinely differs between two recordings of one scenario made uniform,
  * so the shipped suite can be compared with a fresh recording: the recorded run's id ({@code <run>}),
- * earlier runs' ids ({@code <earlier-run>}), the incident's id ({@code <incident>}), clock readings
+ * earlier runs' ids ({@code <earlier-run>}), the incident's id ({@code <incident>}), a notification's delivery id ({@code <delivery>}), clock readings
  * ({@code <time>}), the mock API server's resource versions and object ages ({@code <rv>}, {@code
  * <age>}), how long a runbook took ({@code <ms>}), texts the platform clipped ("…": where the clip falls moves with the length of the ids and
  * times before it), and the order of calls, subagents, actions and decisions a turn ran in parallel.
@@ -34,6 +34,8 @@ final class CaseNormaliser {
         VARIABLE.put(Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*…(?:[^\"\\\\]|\\\\.)*\""), "\"<clipped>\"");
         VARIABLE.put(Pattern.compile("run_[0-9a-f]{32}"), "<earlier-run>");
         VARIABLE.put(Pattern.compile("inc-[0-9a-f]{12}"), "<incident>");
+        // A notification's outbox delivery id, new for every delivery.
+        VARIABLE.put(Pattern.compile("dlv-[0-9a-f]{20}"), "<delivery>");
         VARIABLE.put(Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z"), "<time>");
         VARIABLE.put(Pattern.compile("(\\\\*\"resourceVersion\\\\*\":\\\\*\")\\d+"), "$1<rv>");
         VARIABLE.put(Pattern.compile("(\\\\*\"age\\\\*\":\\\\*\")[0-9smhd]+"), "$1<age>");

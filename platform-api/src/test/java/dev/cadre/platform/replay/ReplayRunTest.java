@@ -59,7 +59,7 @@ class ReplayRunTest extends OpsPlatformTestBase {
 
     /** Runs a triage, approves its runbook, and exports the finished run as a case. */
     private String recordTriage() {
-        String id = submit("triage host web-1");
+        String id = submit("triage the platform host");
         awaitStatus(id, "input-required");
         String approval = pendingApprovals(id).getFirst().get("id").asString();
         assertThat(api.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{\"comment\":\"ok\"}")
@@ -237,7 +237,7 @@ class ReplayRunTest extends OpsPlatformTestBase {
         String team = "src/test/resources/replay/teams/no-cpu-inspector.yaml";
         String runId = runs.submitPrepared(
                         "ops-orchestrator",
-                        "triage host web-1",
+                        "triage the platform host",
                         null,
                         dev.cadre.platform.security.Actor.platform("test"),
                         RunService.Envelope.NONE,
@@ -265,7 +265,7 @@ class ReplayRunTest extends OpsPlatformTestBase {
         forgetSideEffects();
         String runId = runs.submitPrepared(
                         "ops-orchestrator",
-                        "triage host web-1",
+                        "triage the platform host",
                         null,
                         dev.cadre.platform.security.Actor.platform("test"),
                         RunService.Envelope.NONE,

@@ -20,8 +20,8 @@ import tools.jackson.databind.JsonNode;
  */
 final class ShippedSuite {
 
-    /** The host every host scenario is about. */
-    static final String HOST = "web-1";
+    /** The host every host scenario is about: the platform's own machine (host_metrics reads it). */
+    static final String HOST = "cadre-vm";
 
     private static final long GIB = 1L << 30;
 
@@ -139,12 +139,12 @@ final class ShippedSuite {
                         "host",
                         "the main host repair: a CPU at 98% is the root cause; the team alerts and clears the scratch"
                                 + " cache after a human approves",
-                        "root cause cpu@web-1; runbook_execute clear-tmp-cache",
+                        "root cause cpu@cadre-vm; runbook_execute clear-tmp-cache",
                         host(host(0.98, 0.41, 0.52)),
-                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1"),
+                        d -> d.triage("triage alert HostHighCpuLoad firing on the platform host cadre-vm"),
                         """
-                        {"rootCause": {"id": "cpu@web-1", "category": "cpu", "target": "web-1"},
-                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                        {"rootCause": {"id": "cpu@cadre-vm", "category": "cpu", "target": "cadre-vm"},
+                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
                          "mustNotFind": [{"category": "memory"}, {"category": "disk"}],
                          "actions": [{"tool": "notify"},
                                      {"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
@@ -154,13 +154,14 @@ final class ShippedSuite {
                         "host",
                         "red herring: the root file system is 84% full (high, yet under the 85% threshold) beside the"
                                 + " real cause, a CPU at 97%; disk must not be reported as a problem",
-                        "root cause cpu@web-1; disk not a finding; runbook_execute clear-tmp-cache",
+                        "root cause cpu@cadre-vm; disk not a finding; runbook_execute clear-tmp-cache",
                         host(host(0.97, 0.48, 0.84)),
-                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1; disk usage alert also pending"),
+                        d -> d.triage(
+                                "triage alert HostHighCpuLoad firing on the platform host cadre-vm; disk usage alert also pending"),
                         """
-                        {"rootCause": {"id": "cpu@web-1"},
-                         "mustFind": [{"category": "cpu", "target": "web-1"}],
-                         "mustNotFind": [{"id": "disk@web-1:/"}, {"category": "disk"}],
+                        {"rootCause": {"id": "cpu@cadre-vm"},
+                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
+                         "mustNotFind": [{"id": "disk@cadre-vm:/"}, {"category": "disk"}],
                          "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
                          "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
                 new Scenario(
@@ -170,7 +171,8 @@ final class ShippedSuite {
                                 + " no incident, no alert, no remediation",
                         "no root cause; no action",
                         host(FakeHost.quiet(HOST)),
-                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1 (fired 20 minutes ago)"),
+                        d -> d.triage(
+                                "triage alert HostHighCpuLoad firing on the platform host cadre-vm (fired 20 minutes ago)"),
                         """
                         {"mustNotFind": [{"category": "cpu"}, {"category": "memory"}, {"category": "disk"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "notify"}, {"tool": "ask_human"},
@@ -180,12 +182,12 @@ final class ShippedSuite {
                         "host",
                         "the root file system 97% full is the cause (CPU normal); the scratch-cache runbook is the"
                                 + " fitting remediation",
-                        "root cause disk@web-1:/; runbook_execute clear-tmp-cache",
+                        "root cause disk@cadre-vm:/; runbook_execute clear-tmp-cache",
                         host(host(0.22, 0.44, 0.97)),
-                        d -> d.triage("triage alert HostOutOfDiskSpace firing on web-1 mount /"),
+                        d -> d.triage("triage alert HostOutOfDiskSpace firing on the platform host cadre-vm mount /"),
                         """
-                        {"rootCause": {"id": "disk@web-1:/", "category": "disk"},
-                         "mustFind": [{"category": "disk", "target": "web-1:/"}],
+                        {"rootCause": {"id": "disk@cadre-vm:/", "category": "disk"},
+                         "mustFind": [{"category": "disk", "target": "cadre-vm:/"}],
                          "mustNotFind": [{"category": "cpu"}, {"category": "memory"}],
                          "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
                          "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
@@ -194,12 +196,12 @@ final class ShippedSuite {
                         "host",
                         "a plain check (not a triage) of a host at 96% memory: the team records the incident and"
                                 + " alerts, and never remediates unasked",
-                        "root cause memory@web-1; notify; no runbook",
+                        "root cause memory@cadre-vm; notify; no runbook",
                         host(host(0.31, 0.96, 0.50)),
-                        d -> d.triage("check host web-1: memory looks high"),
+                        d -> d.triage("check the platform host cadre-vm: memory looks high"),
                         """
-                        {"rootCause": {"id": "memory@web-1", "category": "memory"},
-                         "mustFind": [{"category": "memory", "target": "web-1"}],
+                        {"rootCause": {"id": "memory@cadre-vm", "category": "memory"},
+                         "mustFind": [{"category": "memory", "target": "cadre-vm"}],
                          "mustNotFind": [{"category": "cpu"}, {"category": "disk"}],
                          "actions": [{"tool": "notify"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"}]}"""),
@@ -208,15 +210,16 @@ final class ShippedSuite {
                         "host",
                         "\"has someone already done this?\": the same CPU incident seen again within the window after"
                                 + " its runbook ran; the team must not run it again",
-                        "root cause cpu@web-1; no runbook (already done)",
+                        "root cause cpu@cadre-vm; no runbook (already done)",
                         host(host(0.98, 0.40, 0.50)),
                         d -> {
-                            before(d, "triage alert HostHighCpuLoad firing on web-1");
-                            return d.triage("triage alert HostHighCpuLoad firing on web-1 (again)");
+                            before(d, "triage alert HostHighCpuLoad firing on the platform host cadre-vm");
+                            return d.triage(
+                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm (again)");
                         },
                         """
-                        {"rootCause": {"id": "cpu@web-1"},
-                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                        {"rootCause": {"id": "cpu@cadre-vm"},
+                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"},
                                               {"tool": "k8s_rollout_restart"}]}"""),
                 new Scenario(
@@ -224,18 +227,19 @@ final class ShippedSuite {
                         "host",
                         "escalate to a human: the CPU incident keeps recurring after its remediation (third"
                                 + " sighting); no automated action is safe, the team asks the operator",
-                        "root cause cpu@web-1; ask_human; no runbook",
+                        "root cause cpu@cadre-vm; ask_human; no runbook",
                         host(host(0.99, 0.40, 0.50)),
                         d -> {
                             before(
                                     d,
-                                    "triage alert HostHighCpuLoad firing on web-1",
-                                    "triage alert HostHighCpuLoad firing on web-1 (again)");
-                            return d.triage("triage alert HostHighCpuLoad firing on web-1 (third time tonight)");
+                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm",
+                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm (again)");
+                            return d.triage(
+                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm (third time tonight)");
                         },
                         """
-                        {"rootCause": {"id": "cpu@web-1"},
-                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                        {"rootCause": {"id": "cpu@cadre-vm"},
+                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
                          "actions": [{"tool": "ask_human"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "k8s_rollout_restart"}]}"""),
                 new Scenario(

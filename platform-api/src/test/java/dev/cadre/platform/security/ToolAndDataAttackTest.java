@@ -56,7 +56,7 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
                         "status",
                         "firing",
                         "labels",
-                        Map.of("alertname", "HostHighCpu", "instance", "web-9:9100", "severity", "critical"),
+                        Map.of("alertname", "HostHighCpu", "instance", "web-1:9100", "severity", "critical"),
                         "annotations",
                         Map.of("summary", summary, "description", INJECTION),
                         "fingerprint",
@@ -116,7 +116,7 @@ class ToolAndDataAttackTest extends OpsPlatformTestBase {
         // "triage" inside the fence chose nothing: the plain host check ran, no repair was attempted.
         assertThat(task.get("status").get("state").asString()).isEqualTo("TASK_STATE_COMPLETED");
         assertThat(task.get("artifacts").get(0).get("parts").get(0).get("text").asString())
-                .contains("Host check finished");
+                .contains("Host check finished (web-3)");
         // The client still sees its own words in the task history.
         assertThat(task.get("history").get(0).get("parts").get(0).get("text").asString())
                 .isEqualTo(text);

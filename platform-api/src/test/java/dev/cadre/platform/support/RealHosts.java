@@ -52,6 +52,14 @@ public final class RealHosts implements AutoCloseable {
 
     /** Starts the busy process, both exporters and Prometheus; returns once web-1 has a CPU rate. */
     public static RealHosts start() throws IOException {
+        return start(true);
+    }
+
+    /**
+     * Both exporters and Prometheus, with the busy process on CPU 0 when {@code busy} (else a test starts
+     * its own with {@link #startBusy}); returns once web-1 has a CPU rate.
+     */
+    public static RealHosts start(boolean busy) throws IOException {
         assertThat(PROMETHEUS)
                 .as("prometheus missing: apt-get install -y prometheus (./test does it)")
                 .exists();
@@ -61,10 +69,9 @@ public final class RealHosts implements AutoCloseable {
         Path dir = Files.createTempDirectory("cadre-hosts");
         RealHosts hosts = new RealHosts(dir, PlatformProcess.freePort());
         try {
-            hosts.busy = new ProcessBuilder("taskset", "-c", "0", "sha256sum", "/dev/zero")
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("busy.log").toFile())
-                    .start();
+            if (busy) {
+                hosts.busy = hosts.startBusy();
+            }
             int web = hosts.exporter("web-1", List.of());
             int db = hosts.exporter("db-2", List.of("--no-collector.cpu"));
             Files.writeString(dir.resolve("prometheus.yml"), """
@@ -137,6 +144,35 @@ public final class RealHosts implements AutoCloseable {
         if (!prometheus.waitFor(20, TimeUnit.SECONDS)) {
             prometheus.destroyForcibly().waitFor();
         }
+    }
+
+    /** A busy process pinned to CPU 0 (web-1's one core); its pid is in {@link #busyPidFile()}. */
+    public Process startBusy() throws IOException {
+        return busy(List.of("taskset", "-c", "0", "sha256sum", "/dev/zero"));
+    }
+
+    /**
+     * A runaway process on web-1: spins on CPU 0 and holds {@code gib} GiB of touched memory, so stopping
+     * it shows in Prometheus even when other work keeps the machine's CPU saturated.
+     */
+    public Process startRunaway(int gib) throws IOException {
+        return busy(List.of(
+                "taskset", "-c", "0", "python3", "-c", "held = b'\\x01' * (" + gib + " << 30)\nwhile True: pass"));
+    }
+
+    private Process busy(List<String> command) throws IOException {
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("busy.log").toFile())
+                .start();
+        Files.writeString(busyPidFile(), Long.toString(p.pid()));
+        processes.add(p);
+        return p;
+    }
+
+    /** Where the pid of the latest busy process is written (a runbook on "web-1" may stop it). */
+    public Path busyPidFile() {
+        return dir.resolve("busy.pid");
     }
 
     /** Stops the busy process: web-1's CPU share falls over the next scrapes. */
