@@ -236,11 +236,21 @@ final class RunRollups {
                 .orElse(new dev.cadre.platform.agents.AgentRunHistory.Outcomes(0, 0, 0, 0));
     }
 
+    /**
+     * Adds to a row, creating it first only when it is missing. The update comes first because on
+     * H2 an INSERT … ON CONFLICT DO NOTHING that finds the row fails inside the database and rolls
+     * back to a savepoint; from then on H2 lets every transaction waiting for a row this one holds
+     * retry at once instead of waiting (no lock timeout applies), so runs ending together spun on
+     * the rows of the first — on virtual threads on every carrier, starving the transaction they
+     * waited for of one to commit on. Only the first ending of an hour's row inserts now.
+     */
     private void upsert(String insert, String update, List<Object> key, List<Object> increments) {
-        jdbc.sql(insert).params(key).update();
         List<Object> params = new ArrayList<>(increments);
         params.addAll(key);
-        jdbc.sql(update).params(params).update();
+        if (jdbc.sql(update).params(params).update() == 0) {
+            jdbc.sql(insert).params(key).update();
+            jdbc.sql(update).params(params).update();
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
