@@ -706,6 +706,11 @@ public final class IncidentService {
         return timeline.since(afterSeq, limit);
     }
 
+    /** Whether the incident's timeline has an entry of {@code kind} with this {@code ref}. */
+    public boolean hasTimelineRef(String incidentId, TimelineKind kind, String ref) {
+        return timeline.hasRef(incidentId, kind, ref);
+    }
+
     /** The newest timeline sequence number: a live stream's "from now on". */
     public long latestTimelineSeq() {
         return timeline.latestSeq();

@@ -44,6 +44,12 @@ class IncidentsConfiguration {
                 new JdbcIncidentTimeline(jdbc, json));
     }
 
+    /** Approvals requested and decided in a run go on its incident's timeline. */
+    @Bean
+    IncidentApprovals incidentApprovals(IncidentService incidents, JsonMapper json) {
+        return new IncidentApprovals(incidents, json);
+    }
+
     @Bean
     ToolProvider incidentTools(
             IncidentService incidents, JsonMapper json, @Value("${cadre.incidents.open-at:high}") String openAt) {

@@ -2,7 +2,11 @@ package dev.cadre.platform.incidents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cadre.agent.approval.ApprovalDecision;
+import dev.cadre.agent.approval.ApprovalKind;
+import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.memory.Writer;
+import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformTest;
 import java.io.BufferedReader;
@@ -40,6 +44,9 @@ class IncidentApiTest {
 
     @Autowired
     IncidentService incidents;
+
+    @Autowired
+    ApprovalService approvals;
 
     private Api api;
 
@@ -321,5 +328,57 @@ class IncidentApiTest {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    @Test
+    void approvalsOfALinkedRunAreOnTheTimeline_requestedThenDecided() throws Exception {
+        String id = open(
+                "checkout crashloops",
+                "critical",
+                new IncidentTarget(IncidentTarget.Kind.DEPLOYMENT, "checkout", "shop", null));
+        String runId = "run-" + UUID.randomUUID();
+        incidents.linkRun(runId, id, ALERTMANAGER);
+        var asked = approvals
+                .request(new ApprovalRequest(
+                        ApprovalKind.TOOL_CALL,
+                        runId,
+                        "session-1",
+                        "ops-repairer",
+                        "call_1_1",
+                        "k8s_rollout_undo",
+                        tools.jackson.databind.json.JsonMapper.builder()
+                                .build()
+                                .readTree("{\"namespace\":\"shop\",\"name\":\"checkout\"}"),
+                        "Rolls a deployment back to an earlier revision (tool description for the model).",
+                        "the new image crashloops",
+                        0.9,
+                        List.of("roll back", "verify")))
+                .toCompletableFuture();
+        String approvalId =
+                approvals.list("pending", runId, null, 10).getFirst().id();
+        approvals.decide(
+                approvalId,
+                new ApprovalService.Decision.Approve(null, "the previous image was fine"),
+                new dev.cadre.platform.security.Actor(null, "alice"));
+        assertThat(asked.get(30, TimeUnit.SECONDS)).isInstanceOf(ApprovalDecision.Approved.class);
+
+        JsonNode items = api.get("/api/v1/incidents/" + id + "/timeline", Api.ADMIN_KEY)
+                .json()
+                .get("items");
+        List<String> kinds = new ArrayList<>();
+        items.forEach(e -> kinds.add(e.get("kind").asString()));
+        assertThat(kinds).containsExactly("opened", "run_started", "approval_requested", "approval_decided");
+        JsonNode requested = items.get(2);
+        assertThat(requested.get("text").asString())
+                .isEqualTo("approval requested: k8s_rollout_undo (namespace shop, name checkout)");
+        assertThat(requested.get("actor").asString()).isEqualTo("ops-repairer");
+        assertThat(requested.get("ref").asString()).isEqualTo(approvalId);
+        assertThat(requested.get("runId").asString()).isEqualTo(runId);
+        JsonNode decision = items.get(3);
+        assertThat(decision.get("text").asString())
+                .isEqualTo("approved: k8s_rollout_undo (namespace shop, name checkout) — the previous image was fine");
+        assertThat(decision.get("actor").asString()).isEqualTo("alice");
+        assertThat(decision.get("ref").asString()).isEqualTo(approvalId);
+        assertThat(decision.path("data").path("status").asString()).isEqualTo("approved");
     }
 }
