@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Incident timelines in this process only: for a platform without a database, and for tests. */
 public final class InMemoryIncidentTimeline implements IncidentTimeline {
@@ -14,10 +15,11 @@ public final class InMemoryIncidentTimeline implements IncidentTimeline {
     private final Map<String, List<Stored>> byIncident = new HashMap<>();
     private final Map<String, Sightings> sightings = new HashMap<>();
     private final Map<String, Instant> deliveries = new HashMap<>();
+    private long lastSeq;
 
     @Override
     public synchronized long append(String incidentId, Instant at, TimelineEntry entry) {
-        long seq = entries.size() + 1L;
+        long seq = ++lastSeq;
         Stored stored = new Stored(seq, incidentId, at, entry);
         entries.add(stored);
         byIncident.computeIfAbsent(incidentId, k -> new ArrayList<>()).add(stored);
@@ -55,13 +57,18 @@ public final class InMemoryIncidentTimeline implements IncidentTimeline {
 
     @Override
     public synchronized List<Stored> since(long afterSeq, int limit) {
-        int from = (int) Math.max(0, Math.min(afterSeq, entries.size()));
-        return List.copyOf(entries.subList(from, Math.min(entries.size(), from + limit)));
+        List<Stored> out = new ArrayList<>();
+        for (Stored s : entries) {
+            if (s.seq() > afterSeq && out.size() < limit) {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     @Override
     public synchronized long latestSeq() {
-        return entries.size();
+        return lastSeq;
     }
 
     @Override
@@ -91,5 +98,28 @@ public final class InMemoryIncidentTimeline implements IncidentTimeline {
     @Override
     public synchronized boolean deliverySeen(String incidentId, String deliveryKey) {
         return deliveries.containsKey(incidentId + "\u0000" + deliveryKey);
+    }
+
+    @Override
+    public synchronized long deleteEventsBefore(Instant before, Set<String> keep, int batch) {
+        int size = entries.size();
+        entries.removeIf(s -> s.at().isBefore(before) && !keep.contains(s.incidentId()));
+        byIncident.entrySet().removeIf(e -> {
+            if (!keep.contains(e.getKey())) {
+                e.getValue().removeIf(s -> s.at().isBefore(before));
+            }
+            return e.getValue().isEmpty();
+        });
+        return size - entries.size();
+    }
+
+    @Override
+    public synchronized long deleteDeliveriesBefore(Instant before, Set<String> keep, int batch) {
+        int size = deliveries.size();
+        deliveries
+                .entrySet()
+                .removeIf(e -> e.getValue().isBefore(before)
+                        && !keep.contains(e.getKey().substring(0, e.getKey().indexOf('\u0000'))));
+        return size - deliveries.size();
     }
 }

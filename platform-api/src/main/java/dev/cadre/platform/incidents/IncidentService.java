@@ -554,6 +554,37 @@ public final class IncidentService {
         return removed;
     }
 
+    /** What {@link #pruneTimeline} removed. */
+    public record PrunedTimeline(long events, long deliveries) {}
+
+    /**
+     * Retention of the timelines: an incident's entries go once it has been resolved since before
+     * {@code eventsBefore} (all of them are older; an active incident, or one resolved later, keeps
+     * its whole timeline), and so do those of incidents no longer stored. Delivery keys counted before
+     * {@code deliveriesBefore} (the duplicate window ago) go too, except those of resolved incidents
+     * still within the timeline retention: a late copy of the notification their alert's resolve
+     * ended is recognised by them.
+     */
+    public PrunedTimeline pruneTimeline(Instant eventsBefore, Instant deliveriesBefore, int batch) {
+        java.util.Set<String> kept = new java.util.HashSet<>();
+        java.util.Set<String> resolvedLately = new java.util.HashSet<>();
+        for (Incident i : list(true, Integer.MAX_VALUE)) {
+            if (i.active()) {
+                kept.add(i.id());
+                continue;
+            }
+            Instant resolvedAt = parseInstant(i.value().path("resolvedAt").asString(""));
+            // No (readable) resolution time: kept, rather than guessed old.
+            if (resolvedAt == null || !resolvedAt.isBefore(eventsBefore)) {
+                kept.add(i.id());
+                resolvedLately.add(i.id());
+            }
+        }
+        long events = timeline.deleteEventsBefore(eventsBefore, kept, batch);
+        long deliveries = timeline.deleteDeliveriesBefore(deliveriesBefore, resolvedLately, batch);
+        return new PrunedTimeline(events, deliveries);
+    }
+
     // ---- updates ----
 
     /** An agent's update at the version it read: status, severity and/or a note for the timeline. */

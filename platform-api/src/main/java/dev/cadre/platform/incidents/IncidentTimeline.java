@@ -3,6 +3,7 @@ package dev.cadre.platform.incidents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,4 +49,17 @@ public interface IncidentTimeline {
 
     /** Whether the delivery key was ever counted on the incident. */
     boolean deliverySeen(String incidentId, String deliveryKey);
+
+    /**
+     * Retention: removes entries written before {@code before} of every incident not in {@code keep},
+     * at most {@code batch} rows a statement; returns how many went.
+     */
+    long deleteEventsBefore(Instant before, Set<String> keep, int batch);
+
+    /**
+     * Retention: removes delivery keys last counted before {@code before} of every incident not in
+     * {@code keep}, at most {@code batch} rows a statement; returns how many went. A key counted again
+     * meanwhile stays.
+     */
+    long deleteDeliveriesBefore(Instant before, Set<String> keep, int batch);
 }

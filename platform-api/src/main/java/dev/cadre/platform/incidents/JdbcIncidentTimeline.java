@@ -1,11 +1,14 @@
 package dev.cadre.platform.incidents;
 
+import dev.cadre.platform.storage.KeyLists;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -130,6 +133,73 @@ public final class JdbcIncidentTimeline implements IncidentTimeline {
                         .query(Long.class)
                         .single()
                 > 0;
+    }
+
+    @Override
+    public long deleteEventsBefore(Instant before, Set<String> keep, int batch) {
+        record Key(long seq, String incidentId) {}
+        long removed = 0;
+        long after = 0;
+        while (true) {
+            List<Key> keys = jdbc.sql("SELECT seq, incident_id FROM cadre_incident_event WHERE at < ? AND seq > ?"
+                            + " ORDER BY seq FETCH FIRST ? ROWS ONLY")
+                    .params(Timestamp.from(before), after, batch)
+                    .query((rs, i) -> new Key(rs.getLong(1), rs.getString(2)))
+                    .list();
+            if (keys.isEmpty()) {
+                return removed;
+            }
+            after = keys.getLast().seq();
+            List<Object> gone = new ArrayList<>();
+            keys.stream().filter(k -> !keep.contains(k.incidentId())).forEach(k -> gone.add(k.seq()));
+            if (!gone.isEmpty()) {
+                removed += jdbc.sql("DELETE FROM cadre_incident_event WHERE seq IN ("
+                                + KeyLists.placeholders(1, gone.size()) + ")")
+                        .params(gone)
+                        .update();
+            }
+            if (keys.size() < batch) {
+                return removed;
+            }
+        }
+    }
+
+    @Override
+    public long deleteDeliveriesBefore(Instant before, Set<String> keep, int batch) {
+        long removed = 0;
+        List<String> last = null;
+        while (true) {
+            List<Object> params = new ArrayList<>(List.of(Timestamp.from(before)));
+            if (last != null) {
+                params.addAll(last);
+            }
+            params.add(batch);
+            List<List<String>> keys = jdbc.sql("SELECT incident_id, delivery_key FROM cadre_incident_delivery"
+                            + " WHERE counted_at < ?"
+                            + (last == null ? "" : " AND (incident_id, delivery_key) > (?, ?)")
+                            + " ORDER BY incident_id, delivery_key FETCH FIRST ? ROWS ONLY")
+                    .params(params)
+                    .query((rs, i) -> List.of(rs.getString(1), rs.getString(2)))
+                    .list();
+            if (keys.isEmpty()) {
+                return removed;
+            }
+            last = keys.getLast();
+            List<List<String>> gone =
+                    keys.stream().filter(k -> !keep.contains(k.get(0))).toList();
+            if (!gone.isEmpty()) {
+                // Guarded: a copy counted again since the select keeps its row (its window restarted).
+                List<Object> deleteParams = new ArrayList<>(List.of(Timestamp.from(before)));
+                deleteParams.addAll(KeyLists.flatten(gone));
+                removed += jdbc.sql("DELETE FROM cadre_incident_delivery WHERE counted_at < ?"
+                                + " AND (incident_id, delivery_key) IN (" + KeyLists.placeholders(2, gone.size()) + ")")
+                        .params(deleteParams)
+                        .update();
+            }
+            if (keys.size() < batch) {
+                return removed;
+            }
+        }
     }
 
     private Stored row(ResultSet rs, int i) throws SQLException {

@@ -34,7 +34,8 @@ class RetentionConfiguration {
             @Value("${cadre.retention.incident-run-links:P14D}") Duration incidentRunLinks,
             @Value("${cadre.retention.batch-size:5000}") int batchSize,
             @Value("${cadre.retention.interval:PT1H}") Duration interval,
-            @Value("${cadre.retention.partitions-ahead:3}") int partitionsAhead) {
+            @Value("${cadre.retention.partitions-ahead:3}") int partitionsAhead,
+            @Value("${cadre.retention.incident-events:P365D}") Duration incidentEvents) {
         return new RetentionSettings(
                 runs,
                 events,
@@ -46,7 +47,8 @@ class RetentionConfiguration {
                 incidentRunLinks,
                 batchSize,
                 interval,
-                partitionsAhead);
+                partitionsAhead,
+                incidentEvents);
     }
 
     @Bean

@@ -183,6 +183,14 @@ public final class RetentionService {
                             removed,
                             RetentionKind.INCIDENT_RUN_LINKS,
                             new Removed(incidents.pruneRunLinks(now.minus(settings.incidentRunLinks()), WRITER), 0)));
+            step("incident timelines", failures, () -> {
+                IncidentService.PrunedTimeline pruned = incidents.pruneTimeline(
+                        now.minus(settings.incidentEvents()),
+                        now.minus(incidents.settings().duplicateWindow()),
+                        batch);
+                add(removed, RetentionKind.INCIDENT_EVENTS, new Removed(pruned.events(), 0));
+                add(removed, RetentionKind.INCIDENT_DELIVERIES, new Removed(pruned.deliveries(), 0));
+            });
             step("memory", failures, () -> {
                 PruneResult pruned = memory.prune(new MemoryRetention(
                         settings.memoryHistoryVersions(),

@@ -15,6 +15,7 @@ import java.time.Duration;
  * @param memoryHistoryAge every memory version younger than this is kept
  * @param memoryRequestIds how long a memory write's request id still deduplicates a retry
  * @param incidentRunLinks how long a {@code run:<id>} link of the incidents namespace stays
+ * @param incidentEvents how long after its resolution an incident's timeline stays
  * @param batchSize rows per delete statement (one transaction each)
  * @param interval pause between two maintenance passes
  * @param partitionsAhead days of partitions created ahead (PostgreSQL)
@@ -30,7 +31,8 @@ public record RetentionSettings(
         Duration incidentRunLinks,
         int batchSize,
         Duration interval,
-        int partitionsAhead) {
+        int partitionsAhead,
+        Duration incidentEvents) {
 
     public RetentionSettings {
         positive("cadre.retention.runs", runs);
@@ -41,6 +43,7 @@ public record RetentionSettings(
         positive("cadre.retention.memory-request-ids", memoryRequestIds);
         positive("cadre.retention.incident-run-links", incidentRunLinks);
         positive("cadre.retention.interval", interval);
+        positive("cadre.retention.incident-events", incidentEvents);
         if (memoryHistoryVersions < 1) {
             throw new IllegalArgumentException("cadre.retention.memory-history.versions must be ≥ 1 (the current"
                     + " version is always kept), was " + memoryHistoryVersions);
@@ -52,6 +55,37 @@ public record RetentionSettings(
             throw new IllegalArgumentException(
                     "cadre.retention.partitions-ahead must be 1..30 days, was " + partitionsAhead);
         }
+    }
+
+    /** {@code cadre.retention.incident-events}'s default. */
+    public static final Duration DEFAULT_INCIDENT_EVENTS = Duration.ofDays(365);
+
+    /** With the default incident timeline retention. */
+    public RetentionSettings(
+            Duration runs,
+            Duration events,
+            Duration spans,
+            Duration audit,
+            int memoryHistoryVersions,
+            Duration memoryHistoryAge,
+            Duration memoryRequestIds,
+            Duration incidentRunLinks,
+            int batchSize,
+            Duration interval,
+            int partitionsAhead) {
+        this(
+                runs,
+                events,
+                spans,
+                audit,
+                memoryHistoryVersions,
+                memoryHistoryAge,
+                memoryRequestIds,
+                incidentRunLinks,
+                batchSize,
+                interval,
+                partitionsAhead,
+                DEFAULT_INCIDENT_EVENTS);
     }
 
     /** The shipped defaults. */

@@ -2,6 +2,9 @@ package dev.cadre.platform.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cadre.memory.SharedMemory;
+import dev.cadre.memory.Writer;
+import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.PlatformTest;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,6 +14,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -144,5 +149,86 @@ class RetentionTest {
             jdbc.sql("DELETE FROM cadre_run_duration_rollup WHERE bucket = 9999")
                     .update();
         }
+    }
+
+    /**
+     * An incident's timeline goes once it has been resolved longer than cadre.retention.incident-events
+     * (P365D), or once its record is gone; an active one, or one resolved since, keeps all of it. Delivery
+     * keys older than the duplicate window go, except those of incidents resolved within that retention.
+     */
+    @Test
+    void incidentTimelinesOfLongResolvedIncidentsGo_deliveriesOlderThanTheDuplicateWindowGo() {
+        JdbcClient jdbc = context.getBean(JdbcClient.class);
+        IncidentService incidents = context.getBean(IncidentService.class);
+        SharedMemory memory = context.getBean(SharedMemory.class);
+        Writer writer = Writer.apiClient("retention-test");
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        Instant now = Instant.now();
+        String active = incidents
+                .open(
+                        new IncidentService.OpenRequest(
+                                "retention-" + tag, "disk full " + tag, "critical", "test", Map.of(), "s", null),
+                        writer,
+                        null)
+                .incident()
+                .id();
+        String longResolved = resolvedIncident(memory, writer, "inc-old" + tag, now.minus(Duration.ofDays(400)));
+        String lateResolved = resolvedIncident(memory, writer, "inc-new" + tag, now.minus(Duration.ofDays(10)));
+        String gone = "inc-gone" + tag;
+        Instant old = now.minus(Duration.ofDays(401));
+        for (String id : List.of(active, longResolved, lateResolved, gone)) {
+            jdbc.sql("INSERT INTO cadre_incident_event (incident_id, at, kind, actor, text) VALUES (?, ?, 'COMMENTED',"
+                            + " 'test', 'an old comment')")
+                    .params(id, Timestamp.from(old))
+                    .update();
+        }
+        for (String id : List.of(active, longResolved, lateResolved)) {
+            delivery(jdbc, id, "old", now.minus(Duration.ofHours(1)));
+        }
+        delivery(jdbc, active, "fresh", now.plus(Duration.ofMinutes(5)));
+
+        RetentionService.Pass pass = new RetentionScenario(context)
+                .instance("incidents", Clock.systemUTC())
+                .runOnce();
+
+        assertThat(pass.failures()).isEmpty();
+        assertThat(pass.of(RetentionKind.INCIDENT_EVENTS).rows()).isGreaterThanOrEqualTo(2);
+        assertThat(pass.of(RetentionKind.INCIDENT_DELIVERIES).rows()).isGreaterThanOrEqualTo(2);
+        Map<String, Long> events = Map.of(
+                active, count(jdbc, "cadre_incident_event", active),
+                longResolved, count(jdbc, "cadre_incident_event", longResolved),
+                lateResolved, count(jdbc, "cadre_incident_event", lateResolved),
+                gone, count(jdbc, "cadre_incident_event", gone));
+        // The active incident keeps its old comment and its opening; the one resolved 10 days ago its comment.
+        assertThat(events)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(active, 2L, longResolved, 0L, lateResolved, 1L, gone, 0L));
+        assertThat(jdbc.sql("SELECT incident_id || '/' || delivery_key FROM cadre_incident_delivery"
+                                + " WHERE incident_id IN (?, ?, ?)")
+                        .params(active, longResolved, lateResolved)
+                        .query(String.class)
+                        .list())
+                .containsExactlyInAnyOrder(active + "/fresh", lateResolved + "/old");
+    }
+
+    private static String resolvedIncident(SharedMemory memory, Writer writer, String id, Instant resolvedAt) {
+        String value = "{\"id\":\"" + id + "\",\"status\":\"resolved\",\"title\":\"an old incident\","
+                + "\"openedAt\":\"" + resolvedAt.minus(Duration.ofHours(1)) + "\",\"resolvedAt\":\"" + resolvedAt
+                + "\"}";
+        assertThat(memory.put(IncidentService.NAMESPACE, id, value, 0, writer))
+                .isInstanceOf(dev.cadre.memory.WriteOutcome.Written.class);
+        return id;
+    }
+
+    private static void delivery(JdbcClient jdbc, String incidentId, String key, Instant countedAt) {
+        jdbc.sql("INSERT INTO cadre_incident_delivery (incident_id, delivery_key, counted_at) VALUES (?, ?, ?)")
+                .params(incidentId, key, Timestamp.from(countedAt))
+                .update();
+    }
+
+    private static long count(JdbcClient jdbc, String table, String incidentId) {
+        return jdbc.sql("SELECT COUNT(*) FROM " + table + " WHERE incident_id = ?")
+                .param(incidentId)
+                .query(Long.class)
+                .single();
     }
 }
