@@ -331,15 +331,24 @@ public final class TraceStore {
     private static void flushModelCalls(JdbcClient jdbc, Map<List<Object>, long[]> calls) {
         calls.forEach((k, t) -> {
             Timestamp hour = Timestamp.from((Instant) k.get(0));
-            jdbc.sql(
-                            "INSERT INTO cadre_model_rollup (bucket_hour, agent, model) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-                    .params(hour, k.get(1), k.get(2))
-                    .update();
-            jdbc.sql("UPDATE cadre_model_rollup SET calls = calls + ?, input_tokens = input_tokens + ?,"
-                            + " output_tokens = output_tokens + ? WHERE bucket_hour = ? AND agent = ? AND model = ?")
-                    .params(t[0], t[1], t[2], hour, k.get(1), k.get(2))
-                    .update();
+            // Update first, insert only a missing row: on H2 an INSERT ... ON CONFLICT DO NOTHING that
+            // finds the row rolls back to a savepoint, after which waiters on this transaction's rows
+            // spin instead of waiting (see RunRollups.upsert).
+            if (addModelCalls(jdbc, hour, k, t) == 0) {
+                jdbc.sql("INSERT INTO cadre_model_rollup (bucket_hour, agent, model) VALUES (?, ?, ?)"
+                                + " ON CONFLICT DO NOTHING")
+                        .params(hour, k.get(1), k.get(2))
+                        .update();
+                addModelCalls(jdbc, hour, k, t);
+            }
         });
+    }
+
+    private static int addModelCalls(JdbcClient jdbc, Timestamp hour, List<Object> k, long[] t) {
+        return jdbc.sql("UPDATE cadre_model_rollup SET calls = calls + ?, input_tokens = input_tokens + ?,"
+                        + " output_tokens = output_tokens + ? WHERE bucket_hour = ? AND agent = ? AND model = ?")
+                .params(t[0], t[1], t[2], hour, k.get(1), k.get(2))
+                .update();
     }
 
     private static String truncate(String s, int max) {
