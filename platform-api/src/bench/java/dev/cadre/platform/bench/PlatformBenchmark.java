@@ -52,7 +52,9 @@ import java.util.stream.Stream;
  * {@code --concurrency-backends=h2,pg}, {@code --concurrency-clients=16}, {@code
  * --concurrency-latency-ms=2000}, {@code --concurrency-max-concurrent=} (the ladder's top), {@code
  * --concurrency-efficiency=70} (per cent of linear growth from the first step) and {@code
- * --concurrency-timeout-seconds=300}, the defaults shown.
+ * --concurrency-timeout-seconds=300}, the defaults shown. {@code --only=recall} runs the incident memory's
+ * benchmark alone ({@code dev.cadre.platform.recall.RecallBench}: quality on the labelled set, latency and
+ * memory at {@code --recall-size=100000} past incidents).
  */
 public final class PlatformBenchmark {
 
@@ -106,6 +108,11 @@ public final class PlatformBenchmark {
                 .filter(o -> o.startsWith("--only="))
                 .flatMap(o -> Arrays.stream(o.substring(7).split(",")))
                 .toList();
+        if (only.contains("recall")) {
+            // The incident memory (docs/incident-memory.md): in this JVM, no platform process.
+            dev.cadre.platform.recall.RecallBench.run(options);
+            return;
+        }
         boolean h2 = only.isEmpty() || only.contains("h2");
         boolean pg = only.isEmpty() || only.contains("pg");
         boolean console = only.isEmpty() || only.contains("console");

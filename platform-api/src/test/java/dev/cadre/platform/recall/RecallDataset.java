@@ -86,19 +86,29 @@ final class RecallDataset {
     Set_ generate(int pastPerClass, int queriesPerClass) {
         List<Labelled> past = new ArrayList<>();
         List<Labelled> queries = new ArrayList<>();
+        generate(pastPerClass, queriesPerClass, past::add, queries::add);
+        return new Set_(past, queries);
+    }
+
+    /** The same set, streamed: the benchmark's 100k past incidents are never all on the heap at once. */
+    void generate(
+            int pastPerClass,
+            int queriesPerClass,
+            java.util.function.Consumer<Labelled> past,
+            java.util.function.Consumer<Labelled> queries) {
         int total = pastPerClass * FailureClasses.ALL.size();
+        int n = 0;
         for (int i = 0; i < pastPerClass; i++) {
             for (FailureClass c : FailureClasses.ALL) {
-                Instant opened = start.plusSeconds((long) (past.size() * (300.0 * 86400 / Math.max(total, 1))));
-                past.add(new Labelled(c.id(), incident(c, true, opened)));
+                Instant opened = start.plusSeconds((long) (n++ * (300.0 * 86400 / Math.max(total, 1))));
+                past.accept(new Labelled(c.id(), incident(c, true, opened)));
             }
         }
         for (int i = 0; i < queriesPerClass; i++) {
             for (FailureClass c : FailureClasses.ALL) {
-                queries.add(new Labelled(c.id(), incident(c, false, start.plus(Duration.ofDays(310)))));
+                queries.accept(new Labelled(c.id(), incident(c, false, start.plus(Duration.ofDays(310)))));
             }
         }
-        return new Set_(past, queries);
     }
 
     ObjectNode incident(FailureClass c, boolean past, Instant opened) {
