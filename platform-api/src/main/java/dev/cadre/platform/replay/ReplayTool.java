@@ -59,6 +59,16 @@ class ReplayTool implements Tool {
         public JsonNode propose(JsonNode arguments, ToolContext context) throws Exception {
             return proposeUnlessReplaying(real, arguments, context);
         }
+
+        @Override
+        public java.util.Set<String> targetArguments() {
+            return real.targetArguments();
+        }
+
+        @Override
+        public ProposingTool.@org.jspecify.annotations.Nullable Words words(JsonNode proposed) {
+            return real.words(proposed);
+        }
     }
 
     private static final class ProposingOutward extends Proposing implements Outward {

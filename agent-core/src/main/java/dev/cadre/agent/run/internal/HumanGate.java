@@ -40,7 +40,7 @@ final class HumanGate {
      * {@code arguments} (for a result review, the worker's result as {@code {"summary": ...}}).
      *
      * @param editSchema what edited arguments must satisfy to be used; null when edits are not checked
-     * @param description the action in one line, for the human
+     * @param description the action in one line, for the human (the approval's headline)
      */
     record Subject(
             ApprovalKind kind,
@@ -50,15 +50,21 @@ final class HumanGate {
             @Nullable JsonNode editSchema,
             String description) {
 
-        /** Whether the call may run, with these arguments or the approver's edits of them. */
-        static Subject toolCall(ToolCall call, JsonNode arguments, JsonNode schema, String description) {
+        /**
+         * Whether the call may run, with these arguments or the approver's edits of them. The human reads
+         * {@code headline} (the tool's sentence for the action, masked), else the tool and its masked
+         * arguments — never the tool's whole description, which is written for the model.
+         */
+        static Subject toolCall(ToolCall call, JsonNode arguments, JsonNode schema, @Nullable String headline) {
             return new Subject(
                     ApprovalKind.TOOL_CALL,
                     call.id(),
                     call.name(),
                     arguments,
                     schema,
-                    call.name() + " " + MASKER.redact(arguments) + " (" + description + ")");
+                    headline == null || headline.isBlank()
+                            ? call.name() + " " + MASKER.redact(arguments)
+                            : MASKER.redact(call.name(), headline));
         }
 
         /** Whether a worker's result may go to its parent, as it is or with an edited summary. */

@@ -153,13 +153,9 @@ final class ToolCallExecutor {
             HumanGate.Subject subject = switch (plan) {
                 case CallPlan.RunTool t ->
                     HumanGate.Subject.toolCall(
-                            call,
-                            arguments,
-                            t.tool().parametersSchema(),
-                            t.tool().description());
+                            call, arguments, t.tool().parametersSchema(), headline(t.tool(), arguments));
                 case CallPlan.Delegate d ->
-                    HumanGate.Subject.toolCall(
-                            call, arguments, Runtime.DELEGATION_SCHEMA, "delegate to worker " + call.name());
+                    HumanGate.Subject.toolCall(call, arguments, Runtime.DELEGATION_SCHEMA, null);
                 case CallPlan.Rejected r -> throw new IllegalStateException("a rejected call never asks a human");
             };
             switch (gate.decide(subject, turn)) {
@@ -189,6 +185,19 @@ final class ToolCallExecutor {
             ctx.rt().journal().finished(key, result);
         }
         return result;
+    }
+
+    /** The tool's one-sentence account of the proposed call, or null (the tool has none, or it failed). */
+    private static @Nullable String headline(Tool tool, JsonNode proposed) {
+        if (!(tool instanceof ProposingTool proposing)) {
+            return null;
+        }
+        try {
+            ProposingTool.Words words = proposing.words(proposed);
+            return words == null ? null : words.headline();
+        } catch (RuntimeException e) {
+            return null; // the generic line is shown; the proposal itself stands
+        }
     }
 
     /** The result a side-effecting call already has in the journal, or null when it must run. */

@@ -106,11 +106,15 @@ class HumanGateBindingTest {
                 "call_1_1",
                 "restart_service",
                 json("{\"service\":\"api\",\"host\":\"https://ops:hunter2pass@web-1\"}"));
+        decide(HumanGate.Subject.toolCall(call, call.arguments(), SCHEMA, null), new ApprovalDecision.Approved("fay"));
         decide(
-                HumanGate.Subject.toolCall(call, call.arguments(), SCHEMA, "restarts"),
+                HumanGate.Subject.toolCall(
+                        call, call.arguments(), SCHEMA, "Restart api on https://ops:hunter2pass@web-1"),
                 new ApprovalDecision.Approved("fay"));
 
-        assertThat(asked).singleElement().satisfies(r -> {
+        assertThat(asked).hasSize(2);
+        assertThat(asked.getLast().what()).doesNotContain("hunter2pass").startsWith("Restart api on");
+        assertThat(asked).first().satisfies(r -> {
             assertThat(r.what()).doesNotContain("hunter2pass").contains("restart_service");
             assertThat(r.arguments().path("host").asString()).contains("hunter2pass");
         });

@@ -61,8 +61,7 @@ class HumanGateTest {
     @Test
     void toolCall_asksAboutExactlyTheToolAndItsArguments_andApprovalProceedsWithThem() throws Exception {
         HumanGate.Verdict verdict = decide(
-                HumanGate.Subject.toolCall(CALL, CALL.arguments(), SCHEMA, "restarts"),
-                new ApprovalDecision.Approved("fay"));
+                HumanGate.Subject.toolCall(CALL, CALL.arguments(), SCHEMA, null), new ApprovalDecision.Approved("fay"));
 
         assertThat(verdict).isEqualTo(new HumanGate.Verdict.Proceed(json("{\"service\":\"api\"}")));
         assertThat(asked).singleElement().satisfies(r -> {
@@ -70,7 +69,8 @@ class HumanGateTest {
             assertThat(r.tool()).isEqualTo("restart_service");
             assertThat(r.arguments()).isEqualTo(json("{\"service\":\"api\"}"));
             assertThat(r.callId()).isEqualTo("call_1_1");
-            assertThat(r.what()).isEqualTo("restart_service {\"service\":\"api\"} (restarts)");
+            // No sentence from the tool: its name and arguments, never its description (written for the model).
+            assertThat(r.what()).isEqualTo("restart_service {\"service\":\"api\"}");
             assertThat(r.why()).isEqualTo("api is stuck");
         });
         assertThat(recorder.ofType(AgentEvent.ApprovalRequested.class)).hasSize(1);
