@@ -47,7 +47,12 @@ import tools.jackson.databind.json.JsonMapper;
             "cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
             "cadre.runbooks.install-demo=false",
             "cadre.incidents.escalate-after=3",
-            "cadre.tools.kubernetes.context=mock"
+            "cadre.tools.kubernetes.context=mock",
+            // The emulator plays the deployment controller (controlRollouts): a rollback verifies quickly.
+            "cadre.tools.kubernetes.verify-timeout=PT10S",
+            "cadre.tools.kubernetes.verify-poll-interval=PT0.2S",
+            // A loaded build machine is no slow API server: the recordings must not depend on its load.
+            "cadre.tools.kubernetes.request-timeout=PT1M"
         })
 @Import(SuiteHarness.Host.class)
 // One instance per class: its second operator's key is created once (a key's name is never reused).
@@ -68,6 +73,7 @@ abstract class SuiteHarness {
     static {
         try {
             KUBECONFIG = MOCK.writeKubeconfig(Files.createTempDirectory("cadre-suite-kubeconfig"));
+            MOCK.controlRollouts();
             RUNBOOKS = Files.createTempDirectory("cadre-suite-runbooks");
             Path script = RUNBOOKS.resolve("clear-tmp-cache.sh");
             // The marker file says the runbook really ran (a replay must never leave it); it prints nothing, so
@@ -252,10 +258,10 @@ abstract class SuiteHarness {
                     ShippedSuite.Decision d = overrides.getOrDefault(
                             approval.get("tool").asString(),
                             ShippedSuite.decisionFor(approval.get("tool").asString()));
-                    var r = api.post(
-                            "/api/v1/approvals/" + id + "/" + (d.approve() ? "approve" : "reject"),
-                            approver,
-                            Api.json(Map.of("comment", d.comment())));
+                    String body = Api.json(Map.of("comment", d.comment()));
+                    var r = d.approve()
+                            ? api.approve(id, approver, body)
+                            : api.post("/api/v1/approvals/" + id + "/reject", approver, body);
                     assertThat(r.status()).as(r.body()).isEqualTo(200);
                 }
                 run = Await.until(

@@ -301,7 +301,7 @@ final class KubernetesReadTools {
         @Override
         public JsonNode parametersSchema() {
             return JsonSchemas.parse("{\"type\":\"object\",\"properties\":{"
-                    + NS + ",\"pod\":" + NAME + ",\"container\":{\"type\":\"string\",\"maxLength\":253},"
+                    + NS + ",\"pod\":" + NAME + ",\"container\":" + LABEL_NAME + ","
                     + "\"previous\":{\"type\":\"boolean\"},"
                     + "\"sinceSeconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":604800},"
                     + "\"tailLines\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000},"
@@ -335,6 +335,9 @@ final class KubernetesReadTools {
             int tail = args.path("tailLines").asInt(100);
             String container =
                     args.hasNonNull("container") ? args.get("container").asString() : null;
+            if (container != null) {
+                checkName("container", container, true);
+            }
             Integer since =
                     args.hasNonNull("sinceSeconds") ? args.get("sinceSeconds").asInt() : null;
             // The pod first: a missing pod or container is an answer the model can act on, not an error.
@@ -366,6 +369,14 @@ final class KubernetesReadTools {
                         "no log for pod '" + pod + "'" + (container == null ? "" : " container '" + container + "'")
                                 + (previous ? ": it has no previous (terminated) container" : ""));
                 return o.toString();
+            }
+            if (Views.isApiObject(log, json)) {
+                // A log endpoint answers text; an object here (a pod with its env values) never reaches the model.
+                throw new ToolException(
+                        FailureCategory.STATE_INCONSISTENCY,
+                        "k8s_unexpected_answer",
+                        "the API server answered the log request for pod " + ns + "/" + pod
+                                + " with an API object instead of log text; it is not shown");
             }
             return render(log, grep, pod, ns, container, previous).toString();
         }
@@ -487,7 +498,7 @@ final class KubernetesReadTools {
                 o.put("created", Objects.toString(r.replicaSet().getMetadata().getCreationTimestamp(), ""));
                 ArrayNode changes = o.putArray("changes");
                 if (before != null) {
-                    Views.changes(before.template(), r.template()).forEach(changes::add);
+                    TemplateDiff.changes(before.template(), r.template()).forEach(changes::add);
                 }
                 before = r;
             }
@@ -499,7 +510,7 @@ final class KubernetesReadTools {
                 Rollouts.Revision good = Rollouts.byNumber(revisions).get(healthy.revision());
                 if (cur != null && good != null) {
                     ArrayNode since = out.putArray("changedSinceLastHealthy");
-                    Views.changes(good.template(), cur.template()).forEach(since::add);
+                    TemplateDiff.changes(good.template(), cur.template()).forEach(since::add);
                 }
             } else {
                 // Said, not left out: a model or a script reading the field meets "none" as a value (0).

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -22,8 +23,18 @@ import tools.jackson.databind.node.ObjectNode;
  */
 abstract class KubernetesTool implements Tool {
 
-    static final String NS = "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63}";
-    static final String NAME = "{\"type\":\"string\",\"minLength\":1,\"maxLength\":253}";
+    /** A DNS-1123 label: what a namespace, a container and a service are named by (at most 63). */
+    static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    /** A DNS-1123 subdomain: what pods, deployments, ReplicaSets, nodes… are named by (at most 253). */
+    static final Pattern SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+    static final String NS = "\"namespace\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,"
+            + "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\"}";
+    static final String NAME = "{\"type\":\"string\",\"minLength\":1,\"maxLength\":253,"
+            + "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$\"}";
+    static final String LABEL_NAME = "{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,"
+            + "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\"}";
 
     final KubernetesAccess k8s;
     final JsonMapper json;
@@ -42,13 +53,45 @@ abstract class KubernetesTool implements Tool {
             throw new ToolException(FailureCategory.EXECUTION_ERROR, "invalid_arguments", whenMissing);
         }
         String ns = args.get("namespace").asString();
+        checkName("namespace", ns, true);
         k8s.checkNamespace(ns, ctx);
         return ns;
+    }
+
+    /**
+     * Refuses a name that is not a Kubernetes object name (DNS-1123 label or subdomain) before any
+     * request: a name is put into the request's path, where {@code ..}, {@code /} or {@code ?} would
+     * reach another object or another endpoint than the one asked and allowed.
+     */
+    static void checkName(String field, String value, boolean label) throws ToolException {
+        Pattern p = label ? LABEL : SUBDOMAIN;
+        int max = label ? 63 : 253;
+        if (value.length() > max || !p.matcher(value).matches()) {
+            String shown = value.length() > 80 ? value.substring(0, 79) + "…" : value;
+            throw new ToolException(
+                    FailureCategory.EXECUTION_ERROR,
+                    "invalid_arguments",
+                    field + " '" + shown + "' is not a Kubernetes name ("
+                            + (label
+                                    ? "DNS-1123 label: a-z, 0-9 and '-', at most 63"
+                                    : "DNS-1123 subdomain: a-z, 0-9, '-' and '.', at most 253")
+                            + ", starting and ending with a letter or digit; no '/', '..' or '?'); nothing was sent");
+        }
+    }
+
+    /** The kinds whose names are DNS-1123 labels; every other kind here is named by a subdomain. */
+    static boolean labelNamed(String kind) {
+        String k = kind.toLowerCase(Locale.ROOT);
+        return k.equals("service") || k.equals("services") || k.equals("namespace") || k.equals("namespaces");
     }
 
     /** The object of one kind, by name; null when it does not exist. */
     @Nullable
     HasMetadata getOne(String kind, @Nullable String ns, String name) throws ToolException, InterruptedException {
+        checkName(kind.toLowerCase(Locale.ROOT) + " name", name, labelNamed(kind));
+        if (ns != null) {
+            checkName("namespace", ns, true);
+        }
         String resource = plural(kind);
         return k8s.call("get", resource, ns, c -> switch (resource) {
             case "pods" -> c.pods().inNamespace(ns).withName(name).get();

@@ -41,19 +41,65 @@ final class KubernetesWriteTools {
 
     private KubernetesWriteTools() {}
 
+    /** The write tools without the rollout watch (what a rollout did is not checked or recorded). */
     static List<Tool> all(KubernetesAccess k8s, JsonMapper json, Clock clock) {
         return List.of(
                 new Restart(k8s, json, clock), new Undo(k8s, json), new Scale(k8s, json), new DeletePod(k8s, json));
     }
 
-    /** What a write would do to the object read now: its words, and the edit (null: delete the object). */
-    record Plan(String change, @Nullable UnaryOperator<HasMetadata> edit) {}
+    /**
+     * The write tools; a rollout they start (undo, restart) is verified with {@code pause} between checks
+     * and its outcome given to {@code outcomes}.
+     */
+    static List<Tool> all(
+            KubernetesAccess k8s,
+            JsonMapper json,
+            Clock clock,
+            RemediationOutcomes outcomes,
+            RolloutVerifier.Pause pause) {
+        Restart restart = new Restart(k8s, json, clock);
+        Undo undo = new Undo(k8s, json);
+        for (WriteTool t : List.of(restart, undo)) {
+            t.verification(outcomes, pause);
+        }
+        return List.of(restart, undo, new Scale(k8s, json), new DeletePod(k8s, json));
+    }
+
+    /**
+     * What a write would do to the object read now: one sentence ({@code change}), every difference it
+     * makes ({@code details}), the edit (null: delete the object), and what else the approval binds
+     * beside the object's own state ({@code bound}, e.g. the ReplicaSet whose template a rollback
+     * applies; null: nothing).
+     */
+    record Plan(
+            String change,
+            List<String> details,
+            @Nullable UnaryOperator<HasMetadata> edit,
+            @Nullable ObjectNode bound) {
+        Plan(String change, @Nullable UnaryOperator<HasMetadata> edit) {
+            this(change, List.of(), edit, null);
+        }
+    }
+
+    /** At most this many detail lines go into a proposal (the rest are counted). */
+    static final int MAX_DETAILS = 40;
+    /** The arguments the platform fills in when the call is proposed; whatever a caller put there is replaced. */
+    static final List<String> PROPOSED_FIELDS = List.of("change", "changes", "observed");
 
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     private abstract static class WriteTool extends KubernetesTool implements ProposingTool {
+        private @Nullable RemediationOutcomes outcomes;
+        private RolloutVerifier.@Nullable Pause pause;
+
         WriteTool(KubernetesAccess k8s, JsonMapper json) {
             super(k8s, json);
+        }
+
+        /** This tool starts a rollout: watch it after the write, and record its outcome. */
+        void verification(RemediationOutcomes outcomes, RolloutVerifier.Pause pause) {
+            this.outcomes = outcomes;
+            this.pause = pause;
         }
 
         /** {@code deployment} or {@code pod}. */
@@ -84,11 +130,19 @@ final class KubernetesWriteTools {
                     + "\"incident\":{\"type\":\"string\",\"maxLength\":100},"
                     + "\"change\":{\"type\":\"string\",\"maxLength\":1000,"
                     + "\"description\":\"filled in by the platform when the call is proposed\"},"
+                    + "\"changes\":{\"type\":\"array\",\"maxItems\":" + (MAX_DETAILS + 1) + ","
+                    + "\"items\":{\"type\":\"string\",\"maxLength\":400},"
+                    + "\"description\":\"filled in by the platform: every difference the call makes\"},"
                     + "\"observed\":{\"type\":\"object\",\"description\":\"filled in by the platform: the object's"
                     + " state when the call was proposed\",\"properties\":{"
                     + "\"kind\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"},"
                     + "\"resourceVersion\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},"
-                    + "\"spec\":{\"type\":\"string\"}},\"additionalProperties\":false}},"
+                    + "\"spec\":{\"type\":\"string\"},"
+                    + "\"replicaSet\":{\"type\":\"object\",\"properties\":{"
+                    + "\"name\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"},"
+                    + "\"resourceVersion\":{\"type\":\"string\"},\"revision\":{\"type\":\"integer\"},"
+                    + "\"templateHash\":{\"type\":\"string\"}},\"additionalProperties\":false}},"
+                    + "\"additionalProperties\":false}},"
                     + "\"required\":[\"namespace\",\"" + nameField() + "\"],\"additionalProperties\":false}");
         }
 
@@ -106,14 +160,65 @@ final class KubernetesWriteTools {
             return o;
         }
 
+        /** The namespace and the object's name: an approver's edit may not point the call elsewhere. */
+        @Override
+        public java.util.Set<String> targetArguments() {
+            return java.util.Set.of("namespace", nameField());
+        }
+
+        /**
+         * Proposes the call from the caller's own arguments: the change, its details and the observed
+         * state are always read now, whatever a model or an approver's edit carried in those fields.
+         */
         @Override
         public JsonNode propose(JsonNode args, ToolContext ctx) throws Exception {
-            HasMetadata current = read(args, ctx);
-            Plan plan = plan(current, args);
-            ObjectNode out = (ObjectNode) args.deepCopy();
-            out.put("change", plan.change());
-            out.set("observed", observed(current));
+            ObjectNode asked = (ObjectNode) args.deepCopy();
+            PROPOSED_FIELDS.forEach(asked::remove);
+            HasMetadata current = read(asked, ctx);
+            Plan plan = plan(current, asked);
+            ObjectNode out = asked.deepCopy();
+            out.put("change", Views.clip(plan.change(), 1000));
+            var details = out.putArray("changes");
+            plan.details().stream().limit(MAX_DETAILS).forEach(d -> details.add(Views.clip(d, 400)));
+            if (plan.details().size() > MAX_DETAILS) {
+                details.add("… and " + (plan.details().size() - MAX_DETAILS) + " more difference(s)");
+            }
+            ObjectNode observed = observed(current);
+            if (plan.bound() != null) {
+                observed.set("replicaSet", plan.bound());
+            }
+            out.set("observed", observed);
             return out;
+        }
+
+        @Override
+        public ProposingTool.Words words(JsonNode proposed) {
+            String change = proposed.path("change").asString("");
+            List<String> details = new java.util.ArrayList<>();
+            proposed.path("changes").forEach(d -> details.add(d.asString()));
+            JsonNode o = proposed.path("observed");
+            if (o.isObject()) {
+                details.add("Checked again before it is applied: "
+                        + o.path("kind").asString() + " uid "
+                        + o.path("uid").asString() + ", generation "
+                        + o.path("generation").asString()
+                        + ", resourceVersion " + o.path("resourceVersion").asString()
+                        + (o.has("replicaSet")
+                                ? "; ReplicaSet "
+                                        + o.path("replicaSet").path("name").asString() + " (revision "
+                                        + o.path("replicaSet").path("revision").asString() + ", uid "
+                                        + o.path("replicaSet").path("uid").asString() + ", template "
+                                        + o.path("replicaSet")
+                                                .path("templateHash")
+                                                .asString() + ")"
+                                : ""));
+            }
+            return new ProposingTool.Words(
+                    change.isBlank()
+                            ? name() + " " + proposed.path("namespace").asString() + "/"
+                                    + proposed.path(nameField()).asString()
+                            : change,
+                    details);
         }
 
         @Override
@@ -122,7 +227,16 @@ final class KubernetesWriteTools {
             String where = current.getKind() + " " + args.get("namespace").asString() + "/"
                     + current.getMetadata().getName();
             JsonNode approved = args.path("observed");
-            if (approved.isObject()) {
+            if (!approved.isObject()) {
+                // Every approved call was proposed (the platform fills observed in); one that was not
+                // carries no state to check, so nothing an approver saw binds it.
+                throw new ToolException(
+                        FailureCategory.STATE_INCONSISTENCY,
+                        "k8s_not_proposed",
+                        where + ": the call carries no observed state (it was not proposed by the platform);"
+                                + " nothing applied");
+            }
+            {
                 ObjectNode now = observed(current);
                 for (String field : new String[] {"uid", "generation", "spec"}) {
                     if (approved.has(field)
@@ -147,6 +261,7 @@ final class KubernetesWriteTools {
                 }
             }
             Plan plan = plan(current, args);
+            checkBound(where, approved.path("replicaSet"), plan.bound());
             String ns = args.get("namespace").asString();
             String rv = current.getMetadata().getResourceVersion();
             String resource = plural(kind());
@@ -156,6 +271,8 @@ final class KubernetesWriteTools {
             out.put("namespace", ns);
             out.put("name", current.getMetadata().getName());
             out.put("change", plan.change());
+            var details = out.putArray("changes");
+            plan.details().stream().limit(MAX_DETAILS).forEach(d -> details.add(Views.clip(d, 400)));
             if (plan.edit() == null) {
                 // No resourceVersion lock: a crash-looping pod's status changes every restart; the uid was checked.
                 String name = current.getMetadata().getName();
@@ -185,7 +302,61 @@ final class KubernetesWriteTools {
             if (written.getMetadata().getGeneration() != null) {
                 out.put("generation", written.getMetadata().getGeneration());
             }
+            if (outcomes != null && pause != null) {
+                // Judged after the change had time to take effect, by the platform: only a verified
+                // rollout lets the incident be resolved.
+                long generation = written.getMetadata().getGeneration() == null
+                        ? 0
+                        : written.getMetadata().getGeneration();
+                RolloutVerifier.Outcome outcome = new RolloutVerifier(
+                                this,
+                                json,
+                                k8s.config().verifyTimeout(),
+                                k8s.config().verifyPollInterval(),
+                                pause)
+                        .verify(ns, current.getMetadata().getName(), generation);
+                out.set("verification", outcome.toJson(json));
+                outcomes.record(ctx, name(), args, outcome.verdict().name(), outcome.summary(), outcome.evidence());
+            }
             return out.toString();
+        }
+
+        /**
+         * The ReplicaSet a rollback applies must be the one approved: same uid and the same template
+         * (by hash). Its resourceVersion is bound and reported, but a change of it alone — its status
+         * counting pods — is no change of what would be applied.
+         */
+        private void checkBound(String where, JsonNode approved, @Nullable ObjectNode now) throws ToolException {
+            if (now == null) {
+                return;
+            }
+            if (!approved.isObject()) {
+                throw new ToolException(
+                        FailureCategory.STATE_INCONSISTENCY,
+                        "k8s_changed_since_approval",
+                        Views.clip(
+                                where + ": the approval did not bind ReplicaSet "
+                                        + now.path("name").asString()
+                                        + " whose template this would apply; nothing applied. Propose it again.",
+                                200));
+            }
+            for (String field : new String[] {"uid", "templateHash"}) {
+                String was = approved.path(field).asString("");
+                String is = now.path(field).asString("");
+                if (!was.equals(is)) {
+                    throw new ToolException(
+                            FailureCategory.STATE_INCONSISTENCY,
+                            "k8s_changed_since_approval",
+                            Views.clip(
+                                    "ReplicaSet " + now.path("name").asString() + " (revision "
+                                            + now.path("revision").asString() + ") changed since the approval ("
+                                            + field + " " + was + " → " + is + ", resourceVersion "
+                                            + approved.path("resourceVersion").asString() + " → "
+                                            + now.path("resourceVersion").asString()
+                                            + "): its template is not the one approved; nothing applied.",
+                                    200));
+                }
+            }
         }
 
         ObjectNode observed(HasMetadata o) {
@@ -267,10 +438,12 @@ final class KubernetesWriteTools {
             Deployment d = (Deployment) current;
             int replicas = d.getSpec() == null ? 0 : Views.orZero(d.getSpec().getReplicas());
             return new Plan(
-                    "restart Deployment " + args.get("namespace").asString() + "/"
+                    "Restart deployment " + args.get("namespace").asString() + "/"
                             + d.getMetadata().getName()
-                            + ": a rolling replacement of its " + replicas + " pod(s), same template (revision "
-                            + Views.annotation(d, Views.REVISION) + ")",
+                            + ": a rolling replacement of its " + replicas + " pod(s) with the same template (revision "
+                            + Views.annotation(d, Views.REVISION) + ", "
+                            + Views.imageList(d.getSpec().getTemplate())
+                            + ")",
                     o -> {
                         Deployment c = copy(o);
                         PodTemplateSpec t = c.getSpec().getTemplate();
@@ -361,7 +534,17 @@ final class KubernetesWriteTools {
                         "k8s_already_at_revision",
                         where + " already runs revision " + currentRevision + "; nothing to undo");
             }
-            List<String> changes = Views.changes(d.getSpec().getTemplate(), target.template());
+            List<String> changes = TemplateDiff.changes(d.getSpec().getTemplate(), target.template());
+            ReplicaSet rs = target.replicaSet();
+            ObjectNode bound = json.createObjectNode();
+            bound.put("name", rs.getMetadata().getName());
+            bound.put("uid", Objects.toString(rs.getMetadata().getUid(), ""));
+            bound.put("resourceVersion", Objects.toString(rs.getMetadata().getResourceVersion(), ""));
+            bound.put("revision", target.number());
+            bound.put("templateHash", TemplateDiff.hash(target.template()));
+            Rollouts.Revision from = Rollouts.byNumber(revisions).get(currentRevision);
+            String fromImages =
+                    Views.imageList(from != null ? from.template() : d.getSpec().getTemplate());
             PodTemplateSpec template = SERIALIZATION.clone(target.template());
             if (template.getMetadata() != null && template.getMetadata().getLabels() != null) {
                 Map<String, String> labels =
@@ -371,8 +554,10 @@ final class KubernetesWriteTools {
             }
             int to = target.number();
             return new Plan(
-                    "roll back " + where + " from revision " + currentRevision + " to revision " + to + ": "
-                            + (changes.isEmpty() ? "no image, env or resource change" : String.join("; ", changes)),
+                    "Roll back deployment " + ns + "/" + d.getMetadata().getName() + " from revision "
+                            + currentRevision + " (" + fromImages + ") to revision " + to + " ("
+                            + Views.imageList(target.template()) + ")",
+                    changes.isEmpty() ? List.of("no difference in the pod template") : changes,
                     o -> {
                         Deployment c = copy(o);
                         c.getSpec().setTemplate(template);
@@ -382,7 +567,8 @@ final class KubernetesWriteTools {
                         a.put(Views.CHANGE_CAUSE, "cadre: rollout undo to revision " + to);
                         c.getMetadata().setAnnotations(a);
                         return c;
-                    });
+                    },
+                    bound);
         }
     }
 
@@ -431,7 +617,7 @@ final class KubernetesWriteTools {
             int from = d.getSpec() == null ? 0 : Views.orZero(d.getSpec().getReplicas());
             int to = args.get("replicas").asInt();
             return new Plan(
-                    "scale Deployment " + args.get("namespace").asString() + "/"
+                    "Scale deployment " + args.get("namespace").asString() + "/"
                             + d.getMetadata().getName() + " from " + from + " to " + to + " replica(s)",
                     o -> {
                         Deployment c = copy(o);
@@ -478,7 +664,7 @@ final class KubernetesWriteTools {
         Plan plan(HasMetadata current, JsonNode args) {
             String owner = Views.owners(current);
             return new Plan(
-                    "delete Pod " + args.get("namespace").asString() + "/"
+                    "Delete pod " + args.get("namespace").asString() + "/"
                             + current.getMetadata().getName() + " ("
                             + Views.podStatus((Pod) current) + "; "
                             + (owner.isEmpty()

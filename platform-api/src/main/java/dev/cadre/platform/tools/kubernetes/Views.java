@@ -1,9 +1,7 @@
 package dev.cadre.platform.tools.kubernetes;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -11,8 +9,6 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -27,7 +23,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -276,6 +271,17 @@ final class Views {
                 .orElse("");
     }
 
+    /** The images of a template's containers, for a sentence: {@code shop/web:2} or {@code a:1, b:2}. */
+    static String imageList(@Nullable PodTemplateSpec template) {
+        if (template == null || template.getSpec() == null) {
+            return "no containers";
+        }
+        return template.getSpec().getContainers().stream()
+                .map(c -> Objects.toString(c.getImage(), "?"))
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("no containers");
+    }
+
     static String eventTime(Event e) {
         if (e.getLastTimestamp() != null) {
             return e.getLastTimestamp();
@@ -344,92 +350,20 @@ final class Views {
         return Objects.toString(t.getReason(), "") + " (exit code " + orZero(t.getExitCode()) + ")";
     }
 
-    /** Per container of a pod template: image, env names, resources — what a rollout can change. */
-    static Map<String, Map<String, String>> templateFacts(@Nullable PodTemplateSpec template) {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        if (template == null || template.getSpec() == null) {
-            return out;
+    /**
+     * Whether a body meant to be log text is a Kubernetes API object (a JSON object with apiVersion,
+     * kind and metadata): what a request that reached the wrong endpoint answers.
+     */
+    static boolean isApiObject(String body, JsonMapper json) {
+        String t = body.strip();
+        if (!t.startsWith("{") || !t.endsWith("}") || !t.contains("\"apiVersion\"")) {
+            return false;
         }
-        for (Container c : template.getSpec().getContainers()) {
-            Map<String, String> f = new TreeMap<>();
-            f.put("image", Objects.toString(c.getImage(), ""));
-            List<String> env = new ArrayList<>();
-            if (c.getEnv() != null) {
-                for (EnvVar e : c.getEnv()) {
-                    env.add(e.getName());
-                }
-            }
-            env.sort(null);
-            f.put("env", String.join(",", env));
-            f.put("resources", resources(c.getResources()));
-            out.put(c.getName(), f);
+        try {
+            var n = json.readTree(t);
+            return n.isObject() && n.has("apiVersion") && n.has("kind") && n.has("metadata");
+        } catch (RuntimeException notOneObject) {
+            return false;
         }
-        return out;
-    }
-
-    private static String resources(@Nullable ResourceRequirements r) {
-        if (r == null) {
-            return "";
-        }
-        StringBuilder b = new StringBuilder();
-        append(b, "requests", r.getRequests());
-        append(b, "limits", r.getLimits());
-        return b.toString();
-    }
-
-    private static void append(StringBuilder b, String what, @Nullable Map<String, Quantity> q) {
-        if (q == null || q.isEmpty()) {
-            return;
-        }
-        if (!b.isEmpty()) {
-            b.append(' ');
-        }
-        b.append(what).append(' ');
-        new TreeMap<>(q)
-                .forEach((k, v) -> b.append(k).append('=').append(v.toString()).append(','));
-        b.setLength(b.length() - 1);
-    }
-
-    /** What changed between two pod templates, as short lines ("image app: a:1 → a:2", "env app: +DEBUG"). */
-    static List<String> changes(@Nullable PodTemplateSpec before, @Nullable PodTemplateSpec after) {
-        Map<String, Map<String, String>> a = templateFacts(before);
-        Map<String, Map<String, String>> b = templateFacts(after);
-        List<String> out = new ArrayList<>();
-        for (String name : b.keySet()) {
-            if (!a.containsKey(name)) {
-                out.add("container " + name + " added (" + b.get(name).get("image") + ")");
-                continue;
-            }
-            Map<String, String> x = a.get(name);
-            Map<String, String> y = b.get(name);
-            if (!x.get("image").equals(y.get("image"))) {
-                out.add("image " + name + ": " + x.get("image") + " → " + y.get("image"));
-            }
-            if (!x.get("env").equals(y.get("env"))) {
-                List<String> ex = x.get("env").isEmpty()
-                        ? List.of()
-                        : List.of(x.get("env").split(","));
-                List<String> ey = y.get("env").isEmpty()
-                        ? List.of()
-                        : List.of(y.get("env").split(","));
-                List<String> diff = new ArrayList<>();
-                ey.stream().filter(e -> !ex.contains(e)).forEach(e -> diff.add("+" + e));
-                ex.stream().filter(e -> !ey.contains(e)).forEach(e -> diff.add("-" + e));
-                out.add("env " + name + ": " + String.join(" ", diff));
-            }
-            if (!x.get("resources").equals(y.get("resources"))) {
-                out.add("resources " + name + ": " + (x.get("resources").isEmpty() ? "none" : x.get("resources"))
-                        + " → " + (y.get("resources").isEmpty() ? "none" : y.get("resources")));
-            }
-        }
-        for (String name : a.keySet()) {
-            if (!b.containsKey(name)) {
-                out.add("container " + name + " removed");
-            }
-        }
-        if (out.isEmpty() && before != null && after != null && !Objects.equals(before.getSpec(), after.getSpec())) {
-            out.add("other pod spec fields changed");
-        }
-        return out;
     }
 }

@@ -59,6 +59,9 @@ public final class KubernetesMock implements AutoCloseable {
     private final KubernetesMixedDispatcher crud;
     private volatile Consumer<RecordedRequest> before = request -> {};
     private volatile BiFunction<RecordedRequest, MockResponse, MockResponse> answer = (request, response) -> response;
+    private volatile boolean controller;
+    private static final java.util.regex.Pattern DEPLOYMENT_PUT =
+            java.util.regex.Pattern.compile("/apis/apps/v1/namespaces/" + NS + "/deployments/([a-z0-9.-]+)");
 
     public KubernetesMock() {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
@@ -68,7 +71,12 @@ public final class KubernetesMock implements AutoCloseable {
             public MockResponse dispatch(RecordedRequest request) {
                 requests.add(new Request(request.getMethod(), request.getPath()));
                 before.accept(request);
-                return answer.apply(request, crud.dispatch(request));
+                MockResponse response = answer.apply(request, crud.dispatch(request));
+                var written = DEPLOYMENT_PUT.matcher(request.getPath() == null ? "" : request.getPath());
+                if (controller && request.getMethod().equals("PUT") && written.matches() && response.code() == 200) {
+                    rolledOut(written.group(1));
+                }
+                return response;
             }
 
             @Override
@@ -109,6 +117,36 @@ public final class KubernetesMock implements AutoCloseable {
         if (written.code() != 200) {
             throw new IllegalStateException("the emulator refused the edit of " + path + ": " + written.code());
         }
+    }
+
+    /**
+     * From now on the emulator plays a quick deployment controller: every deployment written in
+     * {@link #NS} is at once reported rolled out (its generation observed, all replicas updated, ready
+     * and available), so a rollback to a revision whose pods are ready verifies as it would on a cluster.
+     */
+    public void controlRollouts() {
+        controller = true;
+    }
+
+    private void rolledOut(String deployment) {
+        editDeploymentDirectly(deployment, d -> {
+            int replicas = d.getSpec().getReplicas() == null ? 1 : d.getSpec().getReplicas();
+            if (d.getStatus() == null) {
+                d.setStatus(new io.fabric8.kubernetes.api.model.apps.DeploymentStatus());
+            }
+            d.getStatus().setObservedGeneration(d.getMetadata().getGeneration());
+            d.getStatus().setReplicas(replicas);
+            d.getStatus().setUpdatedReplicas(replicas);
+            d.getStatus().setReadyReplicas(replicas);
+            d.getStatus().setAvailableReplicas(replicas);
+            d.getStatus()
+                    .setConditions(List.of(new io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder()
+                            .withType("Progressing")
+                            .withStatus("True")
+                            .withReason("NewReplicaSetAvailable")
+                            .build()));
+            return d;
+        });
     }
 
     /** Every request received so far, in order (the test's own client's included). */
@@ -388,6 +426,32 @@ public final class KubernetesMock implements AutoCloseable {
                         .withCount(count)
                         .build())
                 .create();
+    }
+
+    /**
+     * What the deployment controller does when a rollout to ReplicaSet {@code replicaSet} completes (the
+     * emulator has no controller): the pods of the deployment's other ReplicaSets are gone, and the
+     * deployment's status says it has seen its generation and all replicas are updated and available.
+     */
+    public void completeRollout(String app, String replicaSet) {
+        for (var p : client.pods().inNamespace(NS).withLabel("app", app).list().getItems()) {
+            boolean ofTarget =
+                    p.getMetadata().getOwnerReferences().stream().anyMatch(o -> replicaSet.equals(o.getName()));
+            if (!ofTarget) {
+                client.pods()
+                        .inNamespace(NS)
+                        .withName(p.getMetadata().getName())
+                        .delete();
+            }
+        }
+        Deployment d = client.apps().deployments().inNamespace(NS).withName(app).get();
+        int replicas = d.getSpec().getReplicas();
+        d.getStatus().setObservedGeneration(d.getMetadata().getGeneration());
+        d.getStatus().setReplicas(replicas);
+        d.getStatus().setUpdatedReplicas(replicas);
+        d.getStatus().setReadyReplicas(replicas);
+        d.getStatus().setAvailableReplicas(replicas);
+        client.apps().deployments().inNamespace(NS).resource(d).updateStatus();
     }
 
     @Override

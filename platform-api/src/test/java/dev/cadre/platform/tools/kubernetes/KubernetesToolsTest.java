@@ -178,7 +178,7 @@ class KubernetesToolsTest {
         assertThat(second.path("changeCause").asString()).isEqualTo("deploy shop/web:2 with FEATURE_X");
         assertThat(second.path("changes").toString())
                 .contains("image app: shop/web:1 → shop/web:2")
-                .contains("env app: +FEATURE_X");
+                .contains("env app: +FEATURE_X=on");
         assertThat(out.path("lastHealthyRevision").asInt()).isEqualTo(1);
         assertThat(out.path("lastHealthyEvidence").asString()).contains("2 ready pod(s)");
     }
@@ -304,8 +304,9 @@ class KubernetesToolsTest {
                 undo.propose(JSON.readTree("{\"namespace\":\"shop\",\"deployment\":\"web\",\"toRevision\":1}"), CTX);
 
         assertThat(proposed.path("change").asString())
-                .isEqualTo("roll back Deployment shop/web from revision 2 to revision 1:"
-                        + " image app: shop/web:2 → shop/web:1; env app: -FEATURE_X");
+                .isEqualTo("Roll back deployment shop/web from revision 2 (shop/web:2) to revision 1 (shop/web:1)");
+        assertThat(proposed.path("changes").toString())
+                .isEqualTo("[\"image app: shop/web:2 → shop/web:1\",\"env app: -FEATURE_X\"]");
         assertThat(proposed.path("observed").path("resourceVersion").asString())
                 .isEqualTo(before.getMetadata().getResourceVersion());
         assertThat(proposed.path("observed").path("generation").asLong())
@@ -367,7 +368,7 @@ class KubernetesToolsTest {
         ProposingTool scale = (ProposingTool) tools.get("k8s_scale");
         JsonNode s =
                 scale.propose(JSON.readTree("{\"namespace\":\"shop\",\"deployment\":\"web\",\"replicas\":4}"), CTX);
-        assertThat(s.path("change").asString()).isEqualTo("scale Deployment shop/web from 2 to 4 replica(s)");
+        assertThat(s.path("change").asString()).isEqualTo("Scale deployment shop/web from 2 to 4 replica(s)");
         scale.execute(s, CTX);
         assertThat(deployment().getSpec().getReplicas()).isEqualTo(4);
 
@@ -379,7 +380,7 @@ class KubernetesToolsTest {
         ProposingTool delete = (ProposingTool) tools.get("k8s_delete_pod");
         JsonNode d = delete.propose(JSON.readTree("{\"namespace\":\"shop\",\"pod\":\"web-2222-ccccc\"}"), CTX);
         assertThat(d.path("change").asString())
-                .isEqualTo("delete Pod shop/web-2222-ccccc (CrashLoopBackOff; owned by ReplicaSet/web-2222, which"
+                .isEqualTo("Delete pod shop/web-2222-ccccc (CrashLoopBackOff; owned by ReplicaSet/web-2222, which"
                         + " recreates it)");
         delete.execute(d, CTX);
         assertThat(mock.client()
