@@ -1,6 +1,9 @@
-// Approvals: the queue of actions waiting for a human, with what/why/confidence/plan and time left;
-// approve (arguments may be edited as JSON, checked here before sending), reject with a comment, or
-// abort the whole run (it ends rejected; asked to confirm first, like cancelling a run).
+// Approvals: the queue of actions waiting for a human — the action in one sentence, its details, why,
+// confidence, plan and time left, and the exact bound arguments below; approve (arguments may be edited
+// as JSON, checked here before sending), reject with a comment, or abort the whole run (it ends
+// rejected; asked to confirm first, like cancelling a run). Every decision names the hashes of what the
+// card shows; when the approval changed since (someone proposed other edits), the server answers 409 and
+// the card is drawn again from the approval as it is now, to be decided again.
 import { get, post } from '../api.js';
 import { h, clear, statusBadge, timeTag, errorBox, toast, guard, pretty, every, esc, ago, viewerNote } from '../ui.js';
 
@@ -24,7 +27,12 @@ export function checkArguments(text) {
   }
 }
 
-export function approvalCard(a, ctx, onDone) {
+/** The hashes of what a card shows: an approval covers exactly that (409 when it changed since). */
+export function seenHashes(a) {
+  return { argumentsHash: a.argumentsHash || undefined, editedArgumentsHash: a.editedArgumentsHash || undefined };
+}
+
+export function approvalCard(a, ctx, onDone, notice) {
   const uid = `ap-${a.id}`;
   const deadline = Date.now() + a.expiresInSeconds * 1000;
   const expiry = h('span', { class: 'expiry', id: `${uid}-expiry` });
@@ -57,13 +65,23 @@ export function approvalCard(a, ctx, onDone) {
     if (kind === 'abort' && !confirm(`Abort run ${a.runId} (${a.agent})? The whole run stops and ends rejected.`)) return;
     approve.disabled = reject.disabled = abort.disabled = true;
     try {
-      const body = kind === 'approve' ? { arguments: r.value, comment: comment.value || undefined } : { comment: comment.value || undefined };
+      const body = { ...seenHashes(a), comment: comment.value || undefined };
+      if (kind === 'approve') body.editedArguments = r.value;
       const res = await post(`/api/v1/approvals/${esc(a.id)}/${kind}`, body);
       toast(kind === 'abort' ? `Run ${a.runId} aborted: it ends rejected.`
         : res.status === 'pending' ? `Edits proposed for ${a.tool}: another operator must approve them.`
           : `${a.tool} ${res.status}. The run continues.`, 'ok');
       onDone?.(res);
     } catch (e) {
+      if (e.status === 409 && String(e.problem?.type || '').endsWith('approval-changed')) {
+        // Someone changed what this card shows: draw it again as it is now, and ask again.
+        try {
+          const fresh = await get(`/api/v1/approvals/${esc(a.id)}`);
+          card.replaceWith(approvalCard(fresh, ctx, onDone,
+            `This approval changed since you read it (${e.problem.detail || 'other edits were proposed'}). Nothing was decided. Read it again below and decide.`));
+          return;
+        } catch { /* fall through to the message */ }
+      }
       toast(e.human, 'error');
       approve.disabled = reject.disabled = abort.disabled = !ctx.canOperate;
     }
@@ -72,10 +90,13 @@ export function approvalCard(a, ctx, onDone) {
   reject.addEventListener('click', () => decide('reject'));
   abort.addEventListener('click', () => decide('abort'));
 
-  return h('article', { class: 'card approval', 'data-approval': a.id, 'aria-labelledby': `${uid}-h` },
+  const details = Array.isArray(a.details) ? a.details : [];
+  const card = h('article', { class: 'card approval', 'data-approval': a.id, 'data-arguments-hash': a.argumentsHash || '', 'aria-labelledby': `${uid}-h` },
+    notice ? h('p', { class: 'field-error approval-changed', role: 'alert' }, notice) : null,
     h('div', { class: 'row' },
-      h('h2', { id: `${uid}-h` }, a.what || `${a.agent} wants to run ${a.tool}`),
+      h('h2', { id: `${uid}-h`, class: 'headline' }, a.headline || a.what || `${a.agent} wants to run ${a.tool}`),
       statusBadge(a.status), h('span', { class: 'spacer' }), expiry),
+    details.length ? h('ul', { class: 'approval-details' }, details.map((d) => h('li', {}, d))) : null,
     h('dl', { class: 'kv' },
       h('dt', {}, 'Tool'), h('dd', {}, h('code', {}, a.tool), ' by ', h('strong', {}, a.agent)),
       h('dt', {}, 'Why'), h('dd', {}, a.why || h('span', { class: 'muted' }, 'no reason given')),
@@ -84,7 +105,7 @@ export function approvalCard(a, ctx, onDone) {
       h('dt', {}, 'Plan'), h('dd', {}, a.plan?.length ? h('ol', { style: { margin: 0, paddingLeft: '1.2rem' } }, a.plan.map((s) => h('li', {}, typeof s === 'string' ? s : JSON.stringify(s)))) : '—'),
       h('dt', {}, 'Run'), h('dd', {}, h('a', { href: `#/runs/${esc(a.runId)}` }, a.runId), ' · session ', h('code', {}, a.sessionId)),
       h('dt', {}, 'Asked'), h('dd', {}, timeTag(a.createdAt), ` (${ago(a.createdAt)}), expires `, timeTag(a.expiresAt))),
-    h('h3', {}, a.status === 'pending' ? 'Arguments that run if you approve as proposed' : 'Proposed arguments'), h('pre', { class: 'proposed' }, pretty(a.arguments)),
+    h('h3', {}, a.status === 'pending' ? 'Bound arguments: what runs if you approve as proposed' : 'Proposed arguments'), h('pre', { class: 'proposed' }, pretty(a.arguments)),
     a.editedArguments ? [h('h3', {}, a.status === 'pending'
       ? `Edits proposed by ${a.proposedBy || '—'}: what runs once another operator approves`
       : 'Edited arguments (what ran instead)'), h('pre', { class: 'edited' }, pretty(a.editedArguments))] : null,
@@ -98,6 +119,7 @@ export function approvalCard(a, ctx, onDone) {
       h('div', { class: 'row', style: { marginTop: '.5rem' } }, approve, reject, abort, viewerNote(ctx, 'decide approvals')),
     ] : h('p', {}, `Decided by ${a.decidedBy || '—'}`, a.comment ? `: “${a.comment}”` : ''),
     a.status === 'superseded' && a.supersededBy ? h('p', { class: 'muted' }, 'The run asked for another action here after a restart; this decision does not cover it. See approval ', h('code', {}, a.supersededBy), '.') : null);
+  return card;
 }
 
 export async function render(root, route, ctx) {
@@ -114,8 +136,9 @@ export async function render(root, route, ctx) {
   let shown = '';
   async function load() {
     const page = await get('/api/v1/approvals?status=pending&limit=200');
-    const ids = page.items.map((a) => a.id).join(',');
-    // Re-render only when the queue changed, so a half-typed edit is not wiped by the refresh.
+    // What each card shows, by hash: a card whose edits changed is drawn again (its approver must read it
+    // again); otherwise re-render only when the queue changed, so a half-typed edit is not wiped.
+    const ids = page.items.map((a) => `${a.id}:${a.argumentsHash || ''}:${a.editedArgumentsHash || ''}`).join(',');
     if (ids !== shown) {
       shown = ids;
       clear(list, page.items.length ? page.items.map((a) => approvalCard(a, ctx, () => load()))

@@ -1,5 +1,7 @@
 package dev.cadre.platform.approvals;
 
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import dev.cadre.agent.tool.ProposingTool;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.security.CadrePrincipal;
@@ -7,6 +9,7 @@ import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -16,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
@@ -46,9 +50,11 @@ class ApprovalController {
     private final Clock clock;
     private final boolean separationOfDuties;
     private final AuditLog audit;
+    private final Proposals proposals;
 
     ApprovalController(
             ApprovalService approvals,
+            Proposals proposals,
             AuditLog audit,
             RunSubmitters submitters,
             JsonMapper json,
@@ -56,6 +62,7 @@ class ApprovalController {
             Clock clock,
             @Value("${cadre.approvals.separation-of-duties:true}") boolean separationOfDuties) {
         this.approvals = approvals;
+        this.proposals = proposals;
         this.audit = audit;
         this.submitters = submitters;
         this.json = json;
@@ -65,12 +72,15 @@ class ApprovalController {
     }
 
     /**
-     * An approval as the API shows it. {@code arguments} are what runs if approved as proposed, and
-     * {@code editedArguments} what runs instead, both redacted; {@code argumentsHash} identifies the
-     * action shown (the decision covers it alone), {@code executedHash} the action the decision lets
-     * run; {@code supersededBy} the request that replaced this one when the run asked for another
-     * action at the same position; {@code proposedBy} who edited a request that is still pending: the
-     * edits are their proposal, and the action that runs once someone else approves it.
+     * An approval as the API shows it. {@code headline} is the action that runs if approved now, in one
+     * sentence, with {@code details} below it (the tool's words; the structured form stays in the
+     * arguments). {@code arguments} are what runs if approved as proposed, and {@code editedArguments}
+     * what runs instead, both redacted; {@code argumentsHash} identifies the arguments shown and
+     * {@code editedArgumentsHash} the edits shown: an approval must send both back as read (409 when
+     * either changed since). {@code executedHash} is the action the decision lets run;
+     * {@code supersededBy} the request that replaced this one when the run asked for another action at
+     * the same position; {@code proposedBy} who edited a request that is still pending: the edits are
+     * their proposal, and the action that runs once someone else approves it.
      */
     record ApprovalView(
             String id,
@@ -79,6 +89,8 @@ class ApprovalController {
             String callId,
             String agent,
             String tool,
+            String headline,
+            List<String> details,
             JsonNode arguments,
             @Nullable String what,
             @Nullable String why,
@@ -94,6 +106,7 @@ class ApprovalController {
             long expiresInSeconds,
             int attempt,
             @Nullable String argumentsHash,
+            @Nullable String editedArgumentsHash,
             @Nullable String executedHash,
             @Nullable String supersededBy,
             @Nullable String proposedBy) {}
@@ -101,11 +114,45 @@ class ApprovalController {
     /** Newest first; {@code nextCursor} (as {@code cursor}) continues with older requests, null on the last page. */
     record ApprovalPage(List<ApprovalView> items, @Nullable String nextCursor, boolean hasMore, int limit) {}
 
+    /**
+     * An approval: the hashes of what the approver was shown ({@code argumentsHash} always,
+     * {@code editedArgumentsHash} when edits are proposed), optionally {@code editedArguments} to run
+     * instead (a proposal, with separation of duties) and a comment. Any other field is refused.
+     */
     record ApproveRequest(
-            @Nullable JsonNode arguments,
-            @Nullable @Size(max = 2000) String comment) {}
+            @Nullable @Size(max = 64) String argumentsHash,
+            @Nullable @Size(max = 64) String editedArgumentsHash,
+            @Nullable JsonNode editedArguments,
+            @Nullable @Size(max = 2000) String comment,
+            @JsonAnySetter @Schema(hidden = true) @Nullable Map<String, JsonNode> unknown) {}
 
-    record RejectRequest(@Nullable @Size(max = 2000) String comment) {}
+    /** A rejection (or abort): a comment, and optionally the hashes read (then checked as for an approval). */
+    record RejectRequest(
+            @Nullable @Size(max = 64) String argumentsHash,
+            @Nullable @Size(max = 64) String editedArgumentsHash,
+            @Nullable @Size(max = 2000) String comment,
+            @JsonAnySetter @Schema(hidden = true) @Nullable Map<String, JsonNode> unknown) {}
+
+    /**
+     * A field the request type does not have is a 400 naming it: an ignored field is an action the
+     * caller believes was taken ({@code arguments} was once the edits' name; now it is
+     * {@code editedArguments}, as in the response).
+     */
+    private static void refuseUnknown(@Nullable Map<String, JsonNode> unknown, List<String> known) {
+        if (unknown == null || unknown.isEmpty()) {
+            return;
+        }
+        String field = unknown.keySet().iterator().next();
+        throw ApiProblem.badField(
+                field,
+                "unknown field"
+                        + (field.equals("arguments") ? "; edited arguments go in editedArguments" : "")
+                        + " (this request has " + String.join(", ", known) + ")");
+    }
+
+    private static final List<String> APPROVE_FIELDS =
+            List.of("argumentsHash", "editedArgumentsHash", "editedArguments", "comment");
+    private static final List<String> REJECT_FIELDS = List.of("argumentsHash", "editedArgumentsHash", "comment");
 
     @Operation(summary = "List approvals")
     @GetMapping
@@ -138,25 +185,35 @@ class ApprovalController {
 
     @Operation(
             summary = "Approve a pending tool call, or propose edited arguments",
-            description = "With separation of duties (the default) edited arguments are a proposal: the request"
-                    + " stays pending with the editor as proposedBy, and another operator approves it (without"
-                    + " arguments) for the edits to run. An edit never changes the tool, runbook or agent.")
+            description = "The body names what the approver was shown: argumentsHash (required) and"
+                    + " editedArgumentsHash (required when edits are proposed), as GET returned them; if either"
+                    + " changed since, nothing is decided (409 approval-changed) and the approver reads it again."
+                    + " With separation of duties (the default) editedArguments are a proposal: the tool proposes"
+                    + " them again (fresh state and description), the request stays pending with the editor as"
+                    + " proposedBy, and another operator approves it (without editedArguments) for the edits to"
+                    + " run. An edit never changes the tool, runbook, agent or the object acted on.")
     @ApiResponse(responseCode = "200", description = "Approved, or the edits recorded as a proposal (still pending)")
-    @ApiResponse(responseCode = "400", description = "The edit changes the runbook, tool or agent (field named)")
+    @ApiResponse(
+            responseCode = "400",
+            description = "argumentsHash missing, an unknown field, or the edit changes the target (field named)")
     @ApiResponse(responseCode = "403", description = "Separation of duties: the submitter or the proposer")
-    @ApiResponse(responseCode = "409", description = "The approval is already decided")
+    @ApiResponse(
+            responseCode = "409",
+            description = "The approval is already decided, or changed since it was read (approval-changed)")
     @PostMapping(value = "/{id}/approve", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView approve(
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable ApproveRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
+        ApproveRequest b = body == null ? new ApproveRequest(null, null, null, null, null) : body;
+        refuseUnknown(b.unknown(), APPROVE_FIELDS);
         ApprovalRecord approval = requireSeparateDecider(id, actor, "approve");
-        ApproveRequest b = body == null ? new ApproveRequest(null, null) : body;
-        JsonNode edited = b.arguments() == null || b.arguments().isNull() ? null : b.arguments();
+        var seen = new ApprovalService.Seen(b.argumentsHash(), b.editedArgumentsHash());
+        JsonNode edited = b.editedArguments() == null || b.editedArguments().isNull() ? null : b.editedArguments();
         if (separationOfDuties && edited != null) {
             // Editing proposes a new action: the editor becomes its proposer and may not approve it.
-            return view(
-                    approvals.decide(id, new ApprovalService.Decision.ProposeEdit(edited, b.comment()), actor.actor()));
+            return view(approvals.decide(
+                    id, new ApprovalService.Decision.ProposeEdit(edited, b.comment()), seen, actor.actor()));
         }
         // The proposing key, by id: its console sessions are that key, and another key that happens
         // to carry the same name is someone else.
@@ -171,20 +228,29 @@ class ApprovalController {
                     "proposedBy",
                     approval.proposedBy());
         }
-        return view(approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), actor.actor()));
+        return view(
+                approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), seen, actor.actor()));
     }
 
     @Operation(summary = "Reject a pending tool call")
     @ApiResponse(responseCode = "200", description = "Rejected")
-    @ApiResponse(responseCode = "409", description = "The approval is already decided")
+    @ApiResponse(responseCode = "400", description = "An unknown field (named)")
+    @ApiResponse(
+            responseCode = "409",
+            description = "The approval is already decided, or changed since the hashes sent were read")
     @PostMapping(value = "/{id}/reject", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView reject(
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
+        RejectRequest b = body == null ? new RejectRequest(null, null, null, null) : body;
+        refuseUnknown(b.unknown(), REJECT_FIELDS);
         requireSeparateDecider(id, actor, "reject");
-        String comment = body == null ? null : body.comment();
-        return view(approvals.decide(id, new ApprovalService.Decision.Reject(comment), actor.actor()));
+        return view(approvals.decide(
+                id,
+                new ApprovalService.Decision.Reject(b.comment()),
+                new ApprovalService.Seen(b.argumentsHash(), b.editedArgumentsHash()),
+                actor.actor()));
     }
 
     /**
@@ -193,15 +259,23 @@ class ApprovalController {
      */
     @Operation(summary = "Abort the run a pending approval belongs to (it ends rejected)")
     @ApiResponse(responseCode = "200", description = "Aborted")
-    @ApiResponse(responseCode = "409", description = "The approval is already decided")
+    @ApiResponse(responseCode = "400", description = "An unknown field (named)")
+    @ApiResponse(
+            responseCode = "409",
+            description = "The approval is already decided, or changed since the hashes sent were read")
     @PostMapping(value = "/{id}/abort", produces = MediaType.APPLICATION_JSON_VALUE)
     ApprovalView abort(
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
+        RejectRequest b = body == null ? new RejectRequest(null, null, null, null) : body;
+        refuseUnknown(b.unknown(), REJECT_FIELDS);
         requireSeparateDecider(id, actor, "abort");
-        String comment = body == null ? null : body.comment();
-        return view(approvals.decide(id, new ApprovalService.Decision.Abort(comment), actor.actor()));
+        return view(approvals.decide(
+                id,
+                new ApprovalService.Decision.Abort(b.comment()),
+                new ApprovalService.Seen(b.argumentsHash(), b.editedArgumentsHash()),
+                actor.actor()));
     }
 
     /**
@@ -253,6 +327,13 @@ class ApprovalController {
 
     private ApprovalView view(ApprovalRecord r) {
         long left = Math.max(0, Duration.between(clock.instant(), r.expiresAt()).toSeconds());
+        JsonNode arguments = json.readTree(r.argumentsJson());
+        JsonNode edited = r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson());
+        // The words of the action that runs if approved now: the proposed edits, else what was asked.
+        ProposingTool.Words words = proposals.words(r.tool(), edited != null ? edited : arguments);
+        String headline = words != null
+                ? words.headline()
+                : r.what() != null && !r.what().isBlank() ? r.what() : r.tool() + " " + arguments;
         // Whatever an approval shows goes out redacted as a whole (issue 23: why and plan were not).
         return redactor.redacted(
                 new ApprovalView(
@@ -262,13 +343,15 @@ class ApprovalController {
                         r.callId(),
                         r.agent(),
                         r.tool(),
-                        json.readTree(r.argumentsJson()),
+                        headline,
+                        words == null ? List.of() : words.details(),
+                        arguments,
                         r.what(),
                         r.why(),
                         r.confidence(),
                         r.planJson() == null ? null : json.readTree(r.planJson()),
                         r.status(),
-                        r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson()),
+                        edited,
                         r.comment(),
                         r.decidedBy(),
                         r.decidedAt(),
@@ -277,6 +360,7 @@ class ApprovalController {
                         r.pending() ? left : 0,
                         r.attempt(),
                         r.argumentsHash(),
+                        r.editedArgumentsJson() == null ? null : r.executedHash(),
                         r.executedHash(),
                         r.supersededBy(),
                         r.proposedBy()),

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -52,9 +53,11 @@ public class ApprovalService implements ApprovalGate {
     private final Duration timeout;
     private final Map<String, CompletableFuture<ApprovalDecision>> waiting = new ConcurrentHashMap<>();
     private final List<ApprovalListener> listeners;
+    private final Proposals proposals;
 
     ApprovalService(
             ApprovalStore store,
+            Proposals proposals,
             AuditLog audit,
             JsonMapper json,
             SecretRedactor redactor,
@@ -62,6 +65,7 @@ public class ApprovalService implements ApprovalGate {
             @Value("${cadre.approvals.timeout:PT30M}") Duration timeout,
             List<ApprovalListener> listeners) {
         this.store = store;
+        this.proposals = proposals;
         this.audit = audit;
         this.json = json;
         this.redactor = redactor;
@@ -212,6 +216,11 @@ public class ApprovalService implements ApprovalGate {
         return hash == null ? "(no hash)" : hash.substring(0, Math.min(12, hash.length()));
     }
 
+    /** The request at a call position (the newest attempt), decided or not: who approved what ran there. */
+    public Optional<ApprovalRecord> decisionOf(String runId, String sessionId, String callId) {
+        return store.latestByCall(runId, sessionId, callId);
+    }
+
     public ApprovalRecord get(String id) {
         return store.find(id).orElseThrow(() -> ApiProblem.notFound("approval", id));
     }
@@ -227,46 +236,61 @@ public class ApprovalService implements ApprovalGate {
     }
 
     /**
-     * Applies an operator's decision, recorded with the deciding (or proposing) key's id and name;
-     * 409 when the request is no longer pending.
+     * What the decider was shown, by hash: {@code argumentsHash} of the request's arguments, and
+     * {@code editedArgumentsHash} of the edits proposed on it (null: none were shown). An approval
+     * must carry both as they are now; a rejection or abort may carry them (then they are checked too).
      */
-    public ApprovalRecord decide(String id, Decision decision, Actor actor) {
+    public record Seen(
+            @Nullable String argumentsHash, @Nullable String editedArgumentsHash) {
+        /** Nothing claimed: only for rejections and aborts, which never let anything run. */
+        public static final Seen UNCHECKED = new Seen(null, null);
+    }
+
+    /**
+     * Applies an operator's decision, recorded with the deciding (or proposing) key's id and name.
+     * An approval (and an edit proposal) must name, by hash, exactly what the request shows now — its
+     * arguments and any proposed edits — or it is refused with 409 {@code approval-changed}: a decision
+     * covers what its decider saw, never edits someone made after they read it. Edits are proposed
+     * again by the tool (fresh state, fresh description) and may not change the action's target.
+     * 409 {@code approval-already-decided} when the request is no longer pending.
+     */
+    public ApprovalRecord decide(String id, Decision decision, Seen seen, Actor actor) {
         ApprovalRecord current = get(id);
         if (!current.pending()) {
             throw alreadyDecided(current);
         }
+        boolean approving = decision instanceof Decision.Approve || decision instanceof Decision.ProposeEdit;
+        checkSeen(current, seen, approving);
         Instant now = clock.instant();
+        // Edits are the tool's proposal again, from the edited arguments: what the next approver reads.
+        JsonNode edits = switch (decision) {
+            case Decision.Approve a
+            when a.editedArguments() != null -> proposals.repropose(current, a.editedArguments());
+            case Decision.ProposeEdit e -> proposals.repropose(current, e.editedArguments());
+            default -> null;
+        };
         boolean applied = switch (decision) {
             case Decision.Approve a
-            when a.editedArguments() == null && current.proposedBy() != null ->
-                // Approving a proposal runs the edits it shows, and only while they are still those.
-                store.approveProposal(id, current.executedHash(), a.comment(), actor, now);
-            case Decision.Approve a -> {
-                if (a.editedArguments() != null) {
-                    checkEdits(current, a.editedArguments());
-                }
+            when edits == null && current.proposedBy() != null ->
+                // Approving a proposal runs the edits it shows, and only while they are still those seen.
+                store.approveProposal(id, seen.editedArgumentsHash(), a.comment(), actor, now);
+            case Decision.Approve a ->
                 // What will run: the shown action, or the edits (the record keeps both hashes).
-                String executed = a.editedArguments() == null
-                        ? current.argumentsHash()
-                        : ActionHash.of(current.tool(), a.editedArguments());
-                yield store.decide(
+                store.approveUnproposed(
                         id,
-                        ApprovalRecord.APPROVED,
-                        a.editedArguments() == null ? null : a.editedArguments().toString(),
-                        executed,
+                        edits == null ? null : edits.toString(),
+                        edits == null ? current.argumentsHash() : ActionHash.of(current.tool(), edits),
                         a.comment(),
                         actor,
                         now);
-            }
-            case Decision.ProposeEdit e -> {
-                checkEdits(current, e.editedArguments());
-                yield store.proposeEdit(
+            case Decision.ProposeEdit e ->
+                store.proposeEdit(
                         id,
-                        e.editedArguments().toString(),
-                        ActionHash.of(current.tool(), e.editedArguments()),
+                        edits.toString(),
+                        ActionHash.of(current.tool(), edits),
                         actor,
-                        e.comment());
-            }
+                        e.comment(),
+                        seen.editedArgumentsHash());
             case Decision.Reject r ->
                 store.decide(
                         id,
@@ -288,12 +312,12 @@ public class ApprovalService implements ApprovalGate {
         };
         ApprovalRecord after = get(id);
         if (!applied) {
-            throw alreadyDecided(after);
+            // Still pending: someone proposed (other) edits between our read and our write.
+            throw after.pending() ? changed(after, "edits were proposed on it meanwhile") : alreadyDecided(after);
         }
         String action = switch (decision) {
-            case Decision.Approve a
-            when a.editedArguments() == null && current.proposedBy() != null -> "approval.approve_proposal";
-            case Decision.Approve a -> a.editedArguments() == null ? "approval.approve" : "approval.approve_with_edits";
+            case Decision.Approve a when edits == null && current.proposedBy() != null -> "approval.approve_proposal";
+            case Decision.Approve a -> edits == null ? "approval.approve" : "approval.approve_with_edits";
             case Decision.ProposeEdit e -> "approval.propose_edit";
             case Decision.Reject r -> "approval.reject";
             case Decision.Abort r -> "approval.abort";
@@ -305,6 +329,7 @@ public class ApprovalService implements ApprovalGate {
                 "run=" + after.runId() + " tool=" + after.tool() + " call=" + after.callId()
                         + (after.comment() == null ? "" : " comment=" + after.comment())
                         + (after.proposedBy() == null ? "" : " proposedBy=" + after.proposedBy())
+                        + (after.executedHash() == null ? "" : " executedHash=" + shortHash(after.executedHash()))
                         + (after.editedArgumentsJson() == null
                                 ? ""
                                 : " arguments=" + redactor.redactText(after.editedArgumentsJson())));
@@ -315,30 +340,51 @@ public class ApprovalService implements ApprovalGate {
     }
 
     /**
-     * Arguments that name what runs — the tool is fixed by the request, and a runbook, tool or agent
-     * named in its arguments may not change either: an edit adjusts the action that was asked for,
-     * it never swaps in another one (reject the request instead).
+     * The decider's view against the request now: an approval must name the arguments' hash and the
+     * proposed edits' hash (none when none are proposed) exactly; a rejection only what it names.
      */
-    static final java.util.Set<String> IDENTITY_ARGUMENTS = java.util.Set.of("runbook", "tool", "agent");
+    private void checkSeen(ApprovalRecord current, Seen seen, boolean approving) {
+        String proposal = current.proposedBy() == null ? null : current.executedHash();
+        if (approving && seen.argumentsHash() == null) {
+            throw ApiProblem.badField(
+                            "argumentsHash",
+                            "required to approve: the argumentsHash of the approval as you read it (GET"
+                                    + " /api/v1/approvals/" + current.id() + "), with its editedArgumentsHash when"
+                                    + " edits are proposed; the approval then covers exactly what you were shown")
+                    .with("approvalId", current.id());
+        }
+        if (seen.argumentsHash() != null && !seen.argumentsHash().equals(current.argumentsHash())) {
+            throw changed(current, "its arguments are not the ones you were shown");
+        }
+        boolean checkEdits = approving || seen.editedArgumentsHash() != null;
+        if (checkEdits && !Objects.equals(seen.editedArgumentsHash(), proposal)) {
+            throw changed(
+                    current,
+                    proposal == null
+                            ? "no edits are proposed on it (you were shown some)"
+                            : seen.editedArgumentsHash() == null
+                                    ? current.proposedBy() + " proposed edits you were not shown"
+                                    : current.proposedBy() + " changed the proposed edits since you read them");
+        }
+    }
 
-    private void checkEdits(ApprovalRecord current, JsonNode edited) {
-        if (!edited.isObject()) {
-            throw ApiProblem.badField("arguments", "edited arguments must be a JSON object");
+    /** 409: the request shows something else than the decider saw; they must read it again. */
+    private static ApiProblem changed(ApprovalRecord now, String why) {
+        String proposal = now.proposedBy() == null ? null : now.executedHash();
+        ApiProblem p = new ApiProblem(
+                        HttpStatus.CONFLICT,
+                        "approval-changed",
+                        "Approval changed since you read it",
+                        "approval " + now.id() + " of " + now.tool() + " changed since you read it: " + why
+                                + ". Nothing was decided or run; read it again (GET /api/v1/approvals/" + now.id()
+                                + ") and decide on what it shows now.")
+                .with("approvalId", now.id())
+                .with("approvalStatus", now.status())
+                .with("argumentsHash", String.valueOf(now.argumentsHash()));
+        if (proposal != null) {
+            p.with("editedArgumentsHash", proposal).with("proposedBy", String.valueOf(now.proposedBy()));
         }
-        JsonNode shown = json.readTree(current.argumentsJson());
-        for (String field : IDENTITY_ARGUMENTS) {
-            JsonNode before = shown.path(field);
-            JsonNode after = edited.path(field);
-            if (!before.equals(after)) {
-                throw ApiProblem.badField(
-                                "arguments." + field,
-                                "an edit may not change the " + field + " of " + current.tool() + " (asked: "
-                                        + (before.isMissingNode() ? "none" : before.toString()) + ", edit: "
-                                        + (after.isMissingNode() ? "none" : after.toString())
-                                        + "); reject the request instead")
-                        .with("approvalId", current.id());
-            }
-        }
+        return p;
     }
 
     /**

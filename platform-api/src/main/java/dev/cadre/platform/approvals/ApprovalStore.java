@@ -179,15 +179,56 @@ public class ApprovalStore {
     }
 
     /**
+     * Approves a pending request as it was shown, or with the approver's own edits, only while no edits
+     * are proposed on it ({@code executed_hash} of a pending row is the hash of proposed edits); false
+     * when it is no longer pending or edits were proposed meanwhile.
+     */
+    boolean approveUnproposed(
+            String id,
+            @Nullable String editedArgumentsJson,
+            String executedHash,
+            @Nullable String comment,
+            Actor decidedBy,
+            Instant at) {
+        return jdbc.sql(
+                                "UPDATE cadre_approval SET status = 'approved', edited_arguments = ?, executed_hash = ?,"
+                                        + " decision_comment = ?, decided_by = ?, decided_by_key = ?, decided_at = ?,"
+                                        + " version = version + 1 WHERE id = ? AND status = 'pending' AND executed_hash IS NULL")
+                        .params(
+                                editedArgumentsJson,
+                                executedHash,
+                                comment,
+                                decidedBy.name(),
+                                decidedBy.keyId(),
+                                Timestamp.from(at),
+                                id)
+                        .update()
+                == 1;
+    }
+
+    /**
      * Records an approver's edits as a proposal on a pending request: it stays pending, and the edits
-     * run only once someone other than {@code proposedBy} approves; false when no longer pending.
+     * run only once someone other than {@code proposedBy} approves. Only while the proposal the editor
+     * saw is still the one there ({@code seenHash}: its hash, null for none): two editors never
+     * overwrite each other unseen. False when no longer pending or the proposal changed.
      */
     boolean proposeEdit(
-            String id, String editedArgumentsJson, String editedHash, Actor proposedBy, @Nullable String comment) {
+            String id,
+            String editedArgumentsJson,
+            String editedHash,
+            Actor proposedBy,
+            @Nullable String comment,
+            @Nullable String seenHash) {
+        List<Object> params = new java.util.ArrayList<>(java.util.Arrays.asList(
+                editedArgumentsJson, editedHash, proposedBy.name(), proposedBy.keyId(), comment, id));
+        if (seenHash != null) {
+            params.add(seenHash);
+        }
         return jdbc.sql("UPDATE cadre_approval SET edited_arguments = ?, executed_hash = ?, proposed_by = ?,"
                                 + " proposed_by_key = ?, decision_comment = ?, version = version + 1"
-                                + " WHERE id = ? AND status = 'pending'")
-                        .params(editedArgumentsJson, editedHash, proposedBy.name(), proposedBy.keyId(), comment, id)
+                                + " WHERE id = ? AND status = 'pending' AND "
+                                + (seenHash == null ? "executed_hash IS NULL" : "executed_hash = ?"))
+                        .params(params)
                         .update()
                 == 1;
     }

@@ -51,10 +51,10 @@ class ApprovalsTest {
         assertThat(approval.get("what").asString()).isNotBlank();
         assertThat(restartsOf(run)).as("nothing runs before a decision").isZero();
 
-        var decided = api.post(
-                "/api/v1/approvals/" + approval.get("id").asString() + "/approve",
+        var decided = api.approve(
+                approval.get("id").asString(),
                 Api.ADMIN_KEY,
-                "{\"arguments\":{\"service\":\"api\",\"host\":\"web-2\"},\"comment\":\"web-2 is the stuck one\"}");
+                "{\"editedArguments\":{\"service\":\"api\",\"host\":\"web-2\"},\"comment\":\"web-2 is the stuck one\"}");
         assertThat(decided.status()).isEqualTo(200);
         assertThat(decided.json().get("status").asString()).isEqualTo("approved");
         assertThat(decided.json().get("decidedBy").asString()).isEqualTo("bootstrap");
@@ -105,9 +105,7 @@ class ApprovalsTest {
         String run = startFixer("api is stuck (viewer)");
         JsonNode approval = pendingApprovalOf(run);
         assertThat(api.get("/api/v1/approvals?status=pending", viewer).status()).isEqualTo(200);
-        assertThat(api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", viewer, "{}")
-                        .status())
-                .isEqualTo(403);
+        assertThat(api.approve(approval.get("id").asString(), viewer).status()).isEqualTo(403);
         api.post("/api/v1/runs/" + run + "/cancel", Api.ADMIN_KEY, null);
         awaitEnd(run);
     }
@@ -143,12 +141,9 @@ class ApprovalsTest {
                 .isEqualTo("status");
         String run = startFixer("api is stuck (bad args)");
         JsonNode approval = pendingApprovalOf(run);
-        var notObject = api.post(
-                "/api/v1/approvals/" + approval.get("id").asString() + "/approve",
-                Api.ADMIN_KEY,
-                "{\"arguments\":[1]}");
+        var notObject = api.approve(approval.get("id").asString(), Api.ADMIN_KEY, "{\"editedArguments\":[1]}");
         assertThat(notObject.status()).isEqualTo(400);
-        assertThat(notObject.json().get("field").asString()).isEqualTo("arguments");
+        assertThat(notObject.json().get("field").asString()).isEqualTo("editedArguments");
         api.post("/api/v1/runs/" + run + "/cancel", Api.ADMIN_KEY, null);
         awaitEnd(run);
     }

@@ -61,6 +61,8 @@ class KubernetesTriageIT {
     void start() throws Exception {
         work = Files.createTempDirectory("cadre-k8s-it");
         mock = new KubernetesMock();
+        // A quick deployment controller: an approved rollback is verified like on a cluster.
+        mock.controlRollouts();
         Path kubeconfig = mock.writeKubeconfig(work);
         platform = PlatformProcess.start(
                 "k8s",
@@ -73,6 +75,8 @@ class KubernetesTriageIT {
                         "--cadre.security.bootstrap-api-key=" + Api.ADMIN_KEY,
                         "--cadre.tools.kubernetes.kubeconfig=" + kubeconfig,
                         "--cadre.tools.kubernetes.context=mock",
+                        "--cadre.tools.kubernetes.verify-timeout=PT20S",
+                        "--cadre.tools.kubernetes.verify-poll-interval=PT0.5S",
                         // The crash test holds the undo's answer back; the tool must not give up first.
                         "--cadre.tools.kubernetes.request-timeout=PT5M",
                         "--cadre.runbooks.install-demo=false",
@@ -117,8 +121,10 @@ class KubernetesTriageIT {
             assertThat(args.get("deployment").asString()).isEqualTo("checkout");
             assertThat(args.get("toRevision").asInt()).isEqualTo(1);
             assertThat(args.get("change").asString())
-                    .isEqualTo("roll back Deployment shop/checkout from revision 2 to revision 1:"
-                            + " image app: shop/checkout:2 → shop/checkout:1; env app: -FEATURE_X");
+                    .isEqualTo("Roll back deployment shop/checkout from revision 2 (shop/checkout:2) to revision 1"
+                            + " (shop/checkout:1)");
+            assertThat(args.get("changes").toString())
+                    .isEqualTo("[\"image app: shop/checkout:2 → shop/checkout:1\",\"env app: -FEATURE_X\"]");
             JsonNode observed = args.get("observed");
             assertThat(observed.get("kind").asString()).isEqualTo("Deployment");
             assertThat(observed.get("uid").asString())
@@ -135,17 +141,14 @@ class KubernetesTriageIT {
                     .as("nothing changes before the approval")
                     .isEqualTo("shop/checkout:2");
             assertThat(writesTo("checkout")).isZero();
-            var bySubmitter =
-                    api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", intakeKey, "{}");
+            var bySubmitter = api.approve(approval.get("id").asString(), intakeKey);
             assertThat(bySubmitter.status())
                     .as("the key that raised the alert may not approve its repair: " + bySubmitter.body())
                     .isEqualTo(403);
             assertThat(image(deployment("checkout"))).isEqualTo("shop/checkout:2");
 
-            var approved = api.post(
-                    "/api/v1/approvals/" + approval.get("id").asString() + "/approve",
-                    operatorKey,
-                    "{\"comment\":\"roll checkout back\"}");
+            var approved =
+                    api.approve(approval.get("id").asString(), operatorKey, "{\"comment\":\"roll checkout back\"}");
             assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
             JsonNode done = api.awaitRunEnd(runId);
@@ -207,8 +210,7 @@ class KubernetesTriageIT {
             }
         });
         try {
-            var approved =
-                    api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", operatorKey, "{}");
+            var approved = api.approve(approval.get("id").asString(), operatorKey);
             assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
             JsonNode done = api.awaitRunEnd(runId);
@@ -253,8 +255,7 @@ class KubernetesTriageIT {
                         ? response.setBodyDelay(Duration.ofMinutes(10))
                         : response);
         try {
-            var approved =
-                    api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", operatorKey, "{}");
+            var approved = api.approve(approval.get("id").asString(), operatorKey);
             assertThat(approved.status()).as(approved.body()).isEqualTo(200);
             Await.until("the undo's write to reach the API server", () -> writesTo("payments"), n -> n == 1);
             platform.kill();

@@ -42,6 +42,15 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
     static void kubernetes(DynamicPropertyRegistry registry) {
         registry.add("cadre.tools.kubernetes.kubeconfig", KUBECONFIG::toString);
         registry.add("cadre.tools.kubernetes.context", () -> "mock");
+        // The emulator has no deployment controller: a test completes a rollout itself, or never does.
+        registry.add("cadre.tools.kubernetes.verify-timeout", () -> "PT15S");
+        registry.add("cadre.tools.kubernetes.verify-poll-interval", () -> "PT0.2S");
+    }
+
+    /** Plays the deployment controller once the rollback is written: its rollout to revision 1 completes. */
+    private void completeRollbackOnceWritten() {
+        dev.cadre.platform.support.Await.until("the rollback to be written", () -> image(web()), "shop/web:1"::equals);
+        MOCK.completeRollout("web", "web-1111");
     }
 
     @AfterAll
@@ -109,16 +118,18 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
         JsonNode approval = awaitUndoApproval(runId);
         assertThat(approval.get("tool").asString()).isEqualTo("k8s_rollout_undo");
         assertThat(approval.get("agent").asString()).isEqualTo("k8s-repairer");
+        assertThat(approval.get("headline").asString())
+                .isEqualTo("Roll back deployment shop/web from revision 2 (shop/web:2) to revision 1 (shop/web:1)");
+        assertThat(approval.get("details").toString())
+                .startsWith("[\"image app: shop/web:2 → shop/web:1\",\"env app: -FEATURE_X\",\"Checked again");
+        assertThat(approval.get("what").asString())
+                .isEqualTo(approval.get("headline").asString());
         assertThat(approval.toString())
-                .contains("roll back Deployment shop/web from revision 2 to revision 1:"
-                        + " image app: shop/web:2 → shop/web:1; env app: -FEATURE_X")
                 .contains("\"generation\":" + web().getMetadata().getGeneration());
         assertThat(image(web())).as("nothing changes before the approval").isEqualTo("shop/web:2");
-        var approved = api.post(
-                "/api/v1/approvals/" + approval.get("id").asString() + "/approve",
-                Api.ADMIN_KEY,
-                "{\"comment\":\"roll back\"}");
+        var approved = api.approve(approval.get("id").asString(), Api.ADMIN_KEY, "{\"comment\":\"roll back\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
+        completeRollbackOnceWritten();
 
         // What the approval causes: the run ends (input-required is the state before it took effect).
         JsonNode done = awaitPastDecisions(runId, List.of(approval.get("id").asString()));
@@ -142,8 +153,77 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
                 .as(done.toString())
                 .contains("CrashLoopBackOff")
                 .contains("FATAL: FEATURE_X requires DB_URL to be set")
-                .contains("Rolled back")
+                .contains("Rolled back and verified")
                 .contains("image app: shop/web:2 → shop/web:1");
+    }
+
+    @Test
+    void anEditIsProposedAgain_andCanNeverRetargetTheRollback() {
+        JsonNode accepted = alert();
+        String runId = accepted.get("runId").asString();
+        JsonNode approval = awaitUndoApproval(runId);
+        String id = approval.get("id").asString();
+
+        // Retargeting to another namespace or deployment is refused, naming the field; nothing recorded.
+        for (String[] retarget : new String[][] {
+            {"payments", "web", "editedArguments.namespace"}, {"shop", "ledger", "editedArguments.deployment"}
+        }) {
+            var r = api.approve(
+                    id,
+                    Api.ADMIN_KEY,
+                    "{\"editedArguments\":{\"namespace\":\"" + retarget[0] + "\",\"deployment\":\"" + retarget[1]
+                            + "\",\"toRevision\":1}}");
+            assertThat(r.status()).as(r.body()).isEqualTo(400);
+            assertThat(r.json().get("field").asString()).isEqualTo(retarget[2]);
+            assertThat(r.json().get("detail").asString()).contains("may not change the");
+        }
+        JsonNode unchanged = api.get("/api/v1/approvals/" + id, Api.ADMIN_KEY).json();
+        assertThat(unchanged.get("status").asString()).isEqualTo("pending");
+        assertThat(unchanged.get("editedArguments").isNull()).isTrue();
+
+        // An edit carrying stale state and a harmless-looking description: proposed again by the tool.
+        var edited = api.approve(
+                id,
+                Api.ADMIN_KEY,
+                "{\"editedArguments\":{\"namespace\":\"shop\",\"deployment\":\"web\",\"toRevision\":1,"
+                        + "\"reason\":\"edited\",\"change\":\"a harmless no-op\",\"changes\":[],"
+                        + "\"observed\":{\"kind\":\"Deployment\",\"uid\":\"stale\",\"generation\":0,"
+                        + "\"resourceVersion\":\"1\",\"spec\":\"0\"}}}");
+        assertThat(edited.status()).as(edited.body()).isEqualTo(200);
+        JsonNode run = edited.json().get("editedArguments");
+        assertThat(run.get("change").asString())
+                .isEqualTo("Roll back deployment shop/web from revision 2 (shop/web:2) to revision 1 (shop/web:1)");
+        assertThat(run.get("observed").get("uid").asString())
+                .isEqualTo(web().getMetadata().getUid());
+        assertThat(run.get("observed").get("replicaSet").get("name").asString()).isEqualTo("web-1111");
+        assertThat(edited.json().get("headline").asString())
+                .isEqualTo(run.get("change").asString());
+        completeRollbackOnceWritten();
+
+        JsonNode done = awaitPastDecisions(runId, List.of(id));
+        assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
+        assertThat(image(web())).isEqualTo("shop/web:1");
+    }
+
+    @Test
+    void aRollbackAppliedButNeverVerified_leavesTheIncidentOpenAndEscalated_notResolved() {
+        JsonNode accepted = alert();
+        String runId = accepted.get("runId").asString();
+        String incident = accepted.get("incident").asString();
+        JsonNode approval = awaitUndoApproval(runId);
+
+        // Approved and applied, but the new pods never become ready (no controller completes it).
+        assertThat(api.approve(approval.get("id").asString(), Api.ADMIN_KEY).status())
+                .isEqualTo(200);
+
+        JsonNode done = awaitPastDecisions(runId, List.of(approval.get("id").asString()));
+        assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
+        assertThat(image(web())).isEqualTo("shop/web:1");
+        var after = incidents.get(incident).orElseThrow();
+        assertThat(after.status()).as(after.toString()).isEqualTo("escalated");
+        assertThat(after.toString())
+                .contains("k8s_rollout_undo verified TIMED_OUT (approved by bootstrap)")
+                .contains("Rollback applied, not fixed (TIMED_OUT)");
     }
 
     @Test
@@ -155,7 +235,7 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
 
         // Someone else acts on the deployment while the approval waits.
         MOCK.client().apps().deployments().inNamespace("shop").withName("web").scale(4);
-        api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", Api.ADMIN_KEY, "{}");
+        api.approve(approval.get("id").asString(), Api.ADMIN_KEY);
 
         JsonNode done = awaitPastDecisions(runId, List.of(approval.get("id").asString()));
         assertThat(done.toString()).contains("STATE_INCONSISTENCY").contains("changed since the approval");

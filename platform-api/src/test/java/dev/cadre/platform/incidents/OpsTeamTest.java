@@ -37,10 +37,8 @@ class OpsTeamTest extends OpsPlatformTestBase {
         assertThat(pending).hasSize(1);
         assertThat(pending.getFirst().get("tool").asString()).isEqualTo("runbook_execute");
         assertThat(pending.getFirst().get("agent").asString()).isEqualTo("ops-repairer");
-        var approved = api.post(
-                "/api/v1/approvals/" + pending.getFirst().get("id").asString() + "/approve",
-                Api.ADMIN_KEY,
-                "{\"comment\":\"go ahead\"}");
+        var approved =
+                api.approve(pending.getFirst().get("id").asString(), Api.ADMIN_KEY, "{\"comment\":\"go ahead\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
         JsonNode done =
@@ -83,10 +81,8 @@ class OpsTeamTest extends OpsPlatformTestBase {
         assertThat(pending.getFirst().get("tool").asString()).isEqualTo("runbook_execute");
         assertThat(pending.getFirst().get("agent").asString()).isEqualTo("ops-repairer");
 
-        var approved = api.post(
-                "/api/v1/approvals/" + pending.getFirst().get("id").asString() + "/approve",
-                Api.ADMIN_KEY,
-                "{\"comment\":\"go ahead\"}");
+        var approved =
+                api.approve(pending.getFirst().get("id").asString(), Api.ADMIN_KEY, "{\"comment\":\"go ahead\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
 
         JsonNode run =
@@ -152,7 +148,7 @@ class OpsTeamTest extends OpsPlatformTestBase {
                         questions++;
                         body = "{\"comment\":\"Leave it; I am taking over and will scale the service.\"}";
                     }
-                    api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", Api.ADMIN_KEY, body);
+                    api.approve(approval.get("id").asString(), Api.ADMIN_KEY, body);
                 }
                 r = awaitPastDecisions(id, decided);
             }

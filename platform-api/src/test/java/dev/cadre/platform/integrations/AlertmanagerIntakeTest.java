@@ -202,9 +202,7 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
         assertThat(approval.get("status").asString()).isEqualTo("superseded");
         assertThat(approval.get("comment").asString()).isEqualTo("superseded: incident resolved");
         // Deciding it afterwards is refused: nothing waits for it any more.
-        assertThat(api.post("/api/v1/approvals/" + approvalId + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(409);
+        assertThat(api.approve(approvalId, Api.ADMIN_KEY).status()).isEqualTo(409);
         String events =
                 api.get("/api/v1/runs/" + runId + "/events", Api.ADMIN_KEY).body();
         assertThat(events).contains("\"type\":\"done\"").contains("superseded: incident resolved");

@@ -145,7 +145,7 @@ class RealAlertmanagerTest extends OpsPlatformTestBase {
         alertmanager.amtoolAdd(labels, List.of("summary=Pod shop/web-2222-ccccc is crash looping"), false);
 
         String approvalId = pending.getFirst().get("id").asString();
-        var approved = api.post("/api/v1/approvals/" + approvalId + "/approve", Api.ADMIN_KEY, "{}");
+        var approved = api.approve(approvalId, Api.ADMIN_KEY);
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
         JsonNode done = awaitPastDecisions(runId, List.of(approvalId));
         assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");

@@ -47,7 +47,7 @@ class CaseExportTest extends OpsPlatformTestBase {
 
         List<JsonNode> pending = pendingApprovals(id);
         String approval = pending.getFirst().get("id").asString();
-        var approved = api.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{\"comment\":\"ok\"}");
+        var approved = api.approve(approval, Api.ADMIN_KEY, "{\"comment\":\"ok\"}");
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
         assertThat(awaitPastDecisions(id, List.of(approval)).get("status").asString())
                 .isEqualTo("completed");

@@ -62,8 +62,7 @@ class ReplayRunTest extends OpsPlatformTestBase {
         String id = submit("triage the platform host");
         awaitStatus(id, "input-required");
         String approval = pendingApprovals(id).getFirst().get("id").asString();
-        assertThat(api.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{\"comment\":\"ok\"}")
-                        .status())
+        assertThat(api.approve(approval, Api.ADMIN_KEY, "{\"comment\":\"ok\"}").status())
                 .isEqualTo(200);
         assertThat(awaitPastDecisions(id, List.of(approval)).get("status").asString())
                 .isEqualTo("completed");

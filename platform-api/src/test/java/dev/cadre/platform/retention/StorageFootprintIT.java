@@ -356,7 +356,7 @@ class StorageFootprintIT {
                 st -> st.matches("input-required|completed|failed|canceled|rejected"));
         if (status.equals("input-required")) {
             JsonNode approval = api.pendingApprovalOf(id);
-            api.post("/api/v1/approvals/" + approval.get("id").asString() + "/approve", Api.ADMIN_KEY, "{}");
+            api.approve(approval.get("id").asString(), Api.ADMIN_KEY);
         }
         JsonNode run = api.awaitRunEnd(id);
         assertThat(run.get("status").asString()).isEqualTo("completed");

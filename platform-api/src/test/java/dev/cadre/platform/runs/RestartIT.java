@@ -91,9 +91,7 @@ class RestartIT {
         String midApproval = pendingApproval(first, midAction).get("id").asString();
         CountDownLatch hold = new CountDownLatch(1);
         TestTools.HOLD.set(hold);
-        assertThat(first.post("/api/v1/approvals/" + midApproval + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(200);
+        assertThat(first.approve(midApproval, Api.ADMIN_KEY).status()).isEqualTo(200);
         Await.until("the approved action to start", () -> restarts(midAction), n -> n == 1L);
 
         // "Crash": the context goes away while one run waits for a human and one is inside its action.
@@ -105,9 +103,7 @@ class RestartIT {
         assertThat(stillPending.get("id").asString())
                 .as("the same request, not a new one")
                 .isEqualTo(approvalId);
-        assertThat(second.post("/api/v1/approvals/" + approvalId + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(200);
+        assertThat(second.approve(approvalId, Api.ADMIN_KEY).status()).isEqualTo(200);
 
         JsonNode waitingEnd = awaitEnd(second, waiting);
         assertThat(waitingEnd.get("status").asString()).isEqualTo("completed");
@@ -143,9 +139,7 @@ class RestartIT {
                 .get("id")
                 .asString();
         String approval = pendingApproval(first, run).get("id").asString();
-        assertThat(first.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(200);
+        assertThat(first.approve(approval, Api.ADMIN_KEY).status()).isEqualTo(200);
         // Step 1 (the approved restart) has finished and step 2 is under way when the "crash" comes.
         // (The run's event stream stays open while the run lives: the scripted model is asked instead.)
         var firstModel = context.getBean(dev.cadre.platform.agents.AgentCatalog.class)
@@ -288,9 +282,7 @@ class RestartIT {
         assertThat(pendingApproval(second, waiting).get("id").asString())
                 .as("the same request, not a new one")
                 .isEqualTo(approval);
-        assertThat(second.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(200);
+        assertThat(second.approve(approval, Api.ADMIN_KEY).status()).isEqualTo(200);
         JsonNode approved = awaitEnd(second, waiting);
         assertThat(approved.get("status").asString()).as(approved.toString()).isEqualTo("completed");
         assertThat(approved.get("result").asString()).isEqualTo("Outcome: restarted api");

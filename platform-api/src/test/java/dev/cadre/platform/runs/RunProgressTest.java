@@ -67,7 +67,7 @@ class RunProgressTest {
                         .toString())
                 .isEqualTo("{\"unit\":\"iteration\",\"step\":1,\"of\":4,\"fraction\":0.0,"
                         + "\"message\":\"iteration 1 of 4\"}");
-        api.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}");
+        api.approve(approval, Api.ADMIN_KEY);
         JsonNode end = api.awaitRunEnd(id);
         assertThat(end.get("status").asString()).isEqualTo("completed");
         assertThat(end.get("progress").isNull()).isTrue();

@@ -53,9 +53,7 @@ class SlotsWhileWaitingTest {
         assertThat(other.get("result").asString()).isEqualTo("remote says: while three wait");
 
         for (String approval : approvals) {
-            assertThat(api.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}")
-                            .status())
-                    .isEqualTo(200);
+            assertThat(api.approve(approval, Api.ADMIN_KEY).status()).isEqualTo(200);
         }
         for (String id : waiting) {
             assertThat(api.awaitRunEnd(id).get("status").asString()).isEqualTo("completed");

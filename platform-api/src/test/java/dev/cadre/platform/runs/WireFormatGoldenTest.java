@@ -81,10 +81,7 @@ class WireFormatGoldenTest {
         JsonNode accepted = api.submitRun("fixer", "api is stuck (golden)");
         String id = accepted.get("id").asString();
         JsonNode approval = api.pendingApprovalOf(id);
-        var decided = api.post(
-                "/api/v1/approvals/" + approval.get("id").asString() + "/approve",
-                Api.ADMIN_KEY,
-                "{\"comment\":\"go ahead\"}");
+        var decided = api.approve(approval.get("id").asString(), Api.ADMIN_KEY, "{\"comment\":\"go ahead\"}");
         assertThat(decided.status()).as(decided.body()).isEqualTo(200);
         api.awaitRunEnd(id);
         // The trace id reaches the run record when the run's spans are exported (in batches, after

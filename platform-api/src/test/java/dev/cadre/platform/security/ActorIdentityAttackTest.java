@@ -220,7 +220,7 @@ class ActorIdentityAttackTest {
 
         // A different key that carries the submitter's (current) name is another operator: it may decide.
         Key namesake = namesake(submitter, "operator");
-        var decided = api.post("/api/v1/approvals/" + approvalId + "/approve", namesake.secret(), "{}");
+        var decided = api.approve(approvalId, namesake.secret());
         assertThat(decided.status()).as(decided.body()).isEqualTo(200);
         assertThat(decided.json().get("decidedBy").asString()).isEqualTo(submitter.name());
         assertThat(stored("SELECT decided_by_key FROM cadre_approval WHERE id = ?", approvalId))
@@ -240,10 +240,15 @@ class ActorIdentityAttackTest {
         Api console = Api.browser(port);
         assertThat(login(console, editor.secret()).status()).isEqualTo(200);
 
+        String shown = api.get("/api/v1/approvals/" + id, Api.ADMIN_KEY)
+                .json()
+                .get("argumentsHash")
+                .asString();
         var proposed = consolePost(
                 console,
                 "/api/v1/approvals/" + id + "/approve",
-                "{\"arguments\":{\"runbook\":\"disk-usage-report\",\"arguments\":{\"path\":\"/etc\"}}}");
+                "{\"argumentsHash\":\"" + shown + "\",\"editedArguments\":{\"runbook\":\"disk-usage-report\","
+                        + "\"arguments\":{\"path\":\"/etc\"}}}");
         assertThat(proposed.status()).as(proposed.body()).isEqualTo(200);
         assertThat(proposed.json().get("status").asString()).isEqualTo("pending");
         assertThat(stored("SELECT proposed_by_key FROM cadre_approval WHERE id = ?", id))
@@ -256,7 +261,7 @@ class ActorIdentityAttackTest {
         var ownBySession = consolePost(console, "/api/v1/approvals/" + id + "/approve", "{}");
         assertThat(ownBySession.status()).as(ownBySession.body()).isEqualTo(403);
         assertThat(ownBySession.json().get("type").asString()).isEqualTo("urn:cadre:problem:separation-of-duties");
-        var ownByKey = api.post("/api/v1/approvals/" + id + "/approve", editor.secret(), "{}");
+        var ownByKey = api.approve(id, editor.secret());
         assertThat(ownByKey.status()).as(ownByKey.body()).isEqualTo(403);
 
         // Put the name back: a different key with the editor's very name is someone else, and approves.
@@ -264,7 +269,7 @@ class ActorIdentityAttackTest {
                 .params(editor.name(), id)
                 .update();
         Key namesake = namesake(editor, "operator");
-        var approved = api.post("/api/v1/approvals/" + id + "/approve", namesake.secret(), "{}");
+        var approved = api.approve(id, namesake.secret());
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
         assertThat(approved.json().get("status").asString()).isEqualTo("approved");
         assertThat(approved.json().get("proposedBy").asString()).isEqualTo(editor.name());

@@ -194,8 +194,7 @@ class ApprovalBindingIT {
         assertThat(ranOf(TestTools.RESTARTS, run))
                 .as("nothing ran under the old approval")
                 .isEmpty();
-        assertThat(second.post("/api/v1/approvals/" + p1 + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
+        assertThat(second.approve(p1, Api.ADMIN_KEY).status())
                 .as("a superseded request cannot be decided")
                 .isEqualTo(409);
         assertThat(second.get("/api/v1/approvals?status=superseded&runId=" + run, Api.ADMIN_KEY)
@@ -225,10 +224,7 @@ class ApprovalBindingIT {
         assertThat(ranOf(ChangingModel.DRAINS, run)).isEmpty();
 
         // Approved with edits: exactly the edited arguments run, once.
-        assertThat(third.post(
-                                "/api/v1/approvals/" + p3.get("id").asString() + "/approve",
-                                Api.ADMIN_KEY,
-                                "{\"arguments\":{\"host\":\"web-2\"}}")
+        assertThat(third.approve(p3.get("id").asString(), Api.ADMIN_KEY, "{\"editedArguments\":{\"host\":\"web-2\"}}")
                         .status())
                 .isEqualTo(200);
         JsonNode end = third.awaitRunEnd(run);

@@ -38,8 +38,7 @@ class SecretsAtRestTest {
         String id = api.pendingApprovalOf(run).get("id").asString();
         JsonNode edits = JSON.readTree("{\"service\":\"api\",\"host\":\"https://ops:" + SECRET + "@web-9\"}");
 
-        var decided =
-                api.post("/api/v1/approvals/" + id + "/approve", Api.ADMIN_KEY, Api.json(Map.of("arguments", edits)));
+        var decided = api.approve(id, Api.ADMIN_KEY, Api.json(Map.of("editedArguments", edits)));
         assertThat(decided.status()).as(decided.body()).isEqualTo(200);
         String ran = ActionHash.of("restart_service", edits);
         assertThat(decided.json().get("editedArguments").get("host").asString())

@@ -123,7 +123,7 @@ class SecurityAttackTest {
         String runId = submitted.json().get("id").asString();
         String approvalId = api.pendingApprovalOf(runId).get("id").asString();
 
-        var own = api.post("/api/v1/approvals/" + approvalId + "/approve", submitter, "{}");
+        var own = api.approve(approvalId, submitter);
         assertThat(own.status()).isEqualTo(403);
         assertThat(own.json().get("type").asString()).isEqualTo("urn:cadre:problem:separation-of-duties");
         assertThat(own.json().get("detail").asString()).contains("submitted run " + runId);
@@ -131,9 +131,7 @@ class SecurityAttackTest {
                         .status())
                 .isEqualTo(403);
 
-        assertThat(api.post("/api/v1/approvals/" + approvalId + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(200);
+        assertThat(api.approve(approvalId, Api.ADMIN_KEY).status()).isEqualTo(200);
         assertThat(api.awaitRunEnd(runId).get("status").asString()).isEqualTo("completed");
     }
 
@@ -157,9 +155,7 @@ class SecurityAttackTest {
         assertThat(a2a.status()).isNotIn(401, 403);
 
         for (String key : List.of(intake, agent)) {
-            assertThat(api.post("/api/v1/approvals/" + approvalId + "/approve", key, "{}")
-                            .status())
-                    .isEqualTo(403);
+            assertThat(api.approve(approvalId, key).status()).isEqualTo(403);
             assertThat(api.get("/api/v1/runs", key).status()).isEqualTo(403);
             assertThat(api.post("/api/v1/runs", key, Api.json(Map.of("agent", "triage", "input", "x")))
                             .status())
@@ -494,19 +490,19 @@ class SecurityAttackTest {
         String editorName = editorKey.at("/key/name").asString();
 
         // Swapping the runbook is refused, naming the field; nothing is decided.
-        var swap = api.post(
-                "/api/v1/approvals/" + id + "/approve",
+        var swap = api.approve(
+                id,
                 editor,
-                "{\"arguments\":{\"runbook\":\"clear-tmp-cache\",\"arguments\":{\"dry_run\":false}}}");
+                "{\"editedArguments\":{\"runbook\":\"clear-tmp-cache\",\"arguments\":{\"dry_run\":false}}}");
         assertThat(swap.status()).as(swap.body()).isEqualTo(400);
-        assertThat(swap.json().get("field").asString()).isEqualTo("arguments.runbook");
+        assertThat(swap.json().get("field").asString()).isEqualTo("editedArguments.runbook");
         assertThat(swap.json().get("detail").asString()).contains("may not change the runbook");
 
         // Editing the arguments proposes a new action: still pending, the editor its proposer.
-        var proposed = api.post(
-                "/api/v1/approvals/" + id + "/approve",
+        var proposed = api.approve(
+                id,
                 editor,
-                "{\"arguments\":{\"runbook\":\"disk-usage-report\",\"arguments\":{\"path\":\"/etc\"}}}");
+                "{\"editedArguments\":{\"runbook\":\"disk-usage-report\",\"arguments\":{\"path\":\"/etc\"}}}");
         assertThat(proposed.status()).as(proposed.body()).isEqualTo(200);
         assertThat(proposed.json().get("status").asString()).isEqualTo("pending");
         assertThat(proposed.json().get("proposedBy").asString()).isEqualTo(editorName);
@@ -514,7 +510,7 @@ class SecurityAttackTest {
                 .isEqualTo("/etc");
 
         // The editor cannot approve their own proposal; the refusal is audited.
-        var own = api.post("/api/v1/approvals/" + id + "/approve", editor, "{}");
+        var own = api.approve(id, editor);
         assertThat(own.status()).as(own.body()).isEqualTo(403);
         assertThat(own.json().get("type").asString()).isEqualTo("urn:cadre:problem:separation-of-duties");
         assertThat(own.json().get("proposedBy").asString()).isEqualTo(editorName);
@@ -526,7 +522,7 @@ class SecurityAttackTest {
         assertThat(has(audit(), editorName, "approval.refused", id)).isTrue();
 
         // Another operator approves the proposal: the edited action is what runs.
-        var approved = api.post("/api/v1/approvals/" + id + "/approve", Api.ADMIN_KEY, "{}");
+        var approved = api.approve(id, Api.ADMIN_KEY);
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
         assertThat(approved.json().get("status").asString()).isEqualTo("approved");
         assertThat(approved.json().get("decidedBy").asString()).isEqualTo("bootstrap");

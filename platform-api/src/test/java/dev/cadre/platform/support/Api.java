@@ -64,6 +64,31 @@ public final class Api {
         return send("POST", path, key, json, Map.of());
     }
 
+    /**
+     * Approves as the console does: reads the approval with {@code key} and sends back the hashes of
+     * what it shows ({@code argumentsHash}, and {@code editedArgumentsHash} when edits are proposed).
+     */
+    public Response approve(String approvalId, String key) {
+        return approve(approvalId, key, "{}");
+    }
+
+    /** As {@link #approve(String, String)} with the other fields of {@code body} (a JSON object) added. */
+    public Response approve(String approvalId, String key, String body) {
+        Response read = get("/api/v1/approvals/" + approvalId, key);
+        if (read.status() != 200) {
+            return read;
+        }
+        var seen = read.json();
+        var request = (tools.jackson.databind.node.ObjectNode) JSON.readTree(body == null ? "{}" : body);
+        if (!request.has("argumentsHash")) {
+            request.set("argumentsHash", seen.get("argumentsHash"));
+        }
+        if (!request.has("editedArgumentsHash") && seen.hasNonNull("editedArgumentsHash")) {
+            request.set("editedArgumentsHash", seen.get("editedArgumentsHash"));
+        }
+        return post("/api/v1/approvals/" + approvalId + "/approve", key, request.toString());
+    }
+
     public Response send(String method, String path, String key, String body, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
         if (key != null) {

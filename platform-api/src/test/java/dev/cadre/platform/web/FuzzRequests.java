@@ -248,7 +248,7 @@ final class FuzzRequests {
         boolean approve = rnd.nextBoolean();
         ObjectNode valid = NODES.objectNode();
         if (approve && rnd.nextBoolean()) {
-            valid.putObject("arguments").put("service", "api").put("host", "web-1");
+            valid.putObject("editedArguments").put("service", "api").put("host", "web-1");
         }
         valid.put("comment", "fuzz " + serial);
         List<String> m = new ArrayList<>();

@@ -389,8 +389,19 @@ class OpenApiContractTest {
                         ? fx.approvalToApprove()
                         : template.endsWith("reject") ? fx.approvalToReject() : fx.approvalToAbort();
                 String p = template.replace("{id}", id);
+                // An approval names what it approves: the hash of the arguments as read.
+                String seen = new Api(port)
+                        .get("/api/v1/approvals/" + id, Api.ADMIN_KEY)
+                        .json()
+                        .get("argumentsHash")
+                        .asString();
                 return List.of(
-                        new Probe("valid", method, p, json, "{\"comment\":\"contract test\"}"),
+                        new Probe(
+                                "valid",
+                                method,
+                                p,
+                                json,
+                                "{\"argumentsHash\":\"" + seen + "\",\"comment\":\"contract test\"}"),
                         new Probe("already decided", method, p, json, "{\"comment\":\"again\"}"));
             }
             case "GET /api/v1/runs/{id}/case" -> {
