@@ -1,6 +1,5 @@
 package dev.cadre.platform.approvals;
 
-import com.fasterxml.jackson.annotation.JsonAnySetter;
 import dev.cadre.agent.tool.ProposingTool;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.Actor;
@@ -9,7 +8,6 @@ import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -19,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
@@ -117,42 +114,20 @@ class ApprovalController {
     /**
      * An approval: the hashes of what the approver was shown ({@code argumentsHash} always,
      * {@code editedArgumentsHash} when edits are proposed), optionally {@code editedArguments} to run
-     * instead (a proposal, with separation of duties) and a comment. Any other field is refused.
+     * instead (a proposal, with separation of duties) and a comment. Any other field is a 400 naming it
+     * (the server's JSON reader is strict): {@code arguments}, the edits' old name, included.
      */
     record ApproveRequest(
             @Nullable @Size(max = 64) String argumentsHash,
             @Nullable @Size(max = 64) String editedArgumentsHash,
             @Nullable JsonNode editedArguments,
-            @Nullable @Size(max = 2000) String comment,
-            @JsonAnySetter @Schema(hidden = true) @Nullable Map<String, JsonNode> unknown) {}
+            @Nullable @Size(max = 2000) String comment) {}
 
     /** A rejection (or abort): a comment, and optionally the hashes read (then checked as for an approval). */
     record RejectRequest(
             @Nullable @Size(max = 64) String argumentsHash,
             @Nullable @Size(max = 64) String editedArgumentsHash,
-            @Nullable @Size(max = 2000) String comment,
-            @JsonAnySetter @Schema(hidden = true) @Nullable Map<String, JsonNode> unknown) {}
-
-    /**
-     * A field the request type does not have is a 400 naming it: an ignored field is an action the
-     * caller believes was taken ({@code arguments} was once the edits' name; now it is
-     * {@code editedArguments}, as in the response).
-     */
-    private static void refuseUnknown(@Nullable Map<String, JsonNode> unknown, List<String> known) {
-        if (unknown == null || unknown.isEmpty()) {
-            return;
-        }
-        String field = unknown.keySet().iterator().next();
-        throw ApiProblem.badField(
-                field,
-                "unknown field"
-                        + (field.equals("arguments") ? "; edited arguments go in editedArguments" : "")
-                        + " (this request has " + String.join(", ", known) + ")");
-    }
-
-    private static final List<String> APPROVE_FIELDS =
-            List.of("argumentsHash", "editedArgumentsHash", "editedArguments", "comment");
-    private static final List<String> REJECT_FIELDS = List.of("argumentsHash", "editedArgumentsHash", "comment");
+            @Nullable @Size(max = 2000) String comment) {}
 
     @Operation(summary = "List approvals")
     @GetMapping
@@ -205,8 +180,7 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable ApproveRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
-        ApproveRequest b = body == null ? new ApproveRequest(null, null, null, null, null) : body;
-        refuseUnknown(b.unknown(), APPROVE_FIELDS);
+        ApproveRequest b = body == null ? new ApproveRequest(null, null, null, null) : body;
         ApprovalRecord approval = requireSeparateDecider(id, actor, "approve");
         var seen = new ApprovalService.Seen(b.argumentsHash(), b.editedArgumentsHash());
         JsonNode edited = b.editedArguments() == null || b.editedArguments().isNull() ? null : b.editedArguments();
@@ -243,8 +217,7 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
-        RejectRequest b = body == null ? new RejectRequest(null, null, null, null) : body;
-        refuseUnknown(b.unknown(), REJECT_FIELDS);
+        RejectRequest b = body == null ? new RejectRequest(null, null, null) : body;
         requireSeparateDecider(id, actor, "reject");
         return view(approvals.decide(
                 id,
@@ -268,8 +241,7 @@ class ApprovalController {
             @PathVariable String id,
             @Valid @RequestBody(required = false) @Nullable RejectRequest body,
             @AuthenticationPrincipal CadrePrincipal actor) {
-        RejectRequest b = body == null ? new RejectRequest(null, null, null, null) : body;
-        refuseUnknown(b.unknown(), REJECT_FIELDS);
+        RejectRequest b = body == null ? new RejectRequest(null, null, null) : body;
         requireSeparateDecider(id, actor, "abort");
         return view(approvals.decide(
                 id,

@@ -148,6 +148,14 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
                 .extracting(e -> e.getName())
                 .containsExactly("PORT");
         assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("resolved");
+        JsonNode verified = incidents
+                .get(incident)
+                .orElseThrow()
+                .value()
+                .path("remediations")
+                .get(0);
+        assertThat(verified.path("verdict").asString()).isEqualTo("succeeded");
+        assertThat(verified.path("approver").asString()).isEqualTo("bootstrap");
         // The findings with their evidence, and the outcome, are on the incident's timeline.
         assertThat(incidents.get(incident).orElseThrow().toString())
                 .as(done.toString())
@@ -221,9 +229,13 @@ class KubernetesTriageTest extends OpsPlatformTestBase {
         assertThat(image(web())).isEqualTo("shop/web:1");
         var after = incidents.get(incident).orElseThrow();
         assertThat(after.status()).as(after.toString()).isEqualTo("escalated");
-        assertThat(after.toString())
-                .contains("k8s_rollout_undo verified TIMED_OUT (approved by bootstrap)")
-                .contains("Rollback applied, not fixed (TIMED_OUT)");
+        // What was done, by whom, with what outcome: on the incident's remediations, recorded by the platform.
+        JsonNode remediation = after.value().path("remediations").get(0);
+        assertThat(remediation.path("action").asString()).as(after.toString()).isEqualTo("k8s_rollout_undo");
+        assertThat(remediation.path("verdict").asString()).isEqualTo("timed_out");
+        assertThat(remediation.path("approver").asString()).isEqualTo("bootstrap");
+        assertThat(remediation.path("arguments").path("deployment").asString()).isEqualTo("web");
+        assertThat(incidents.timeline(incident, 0, 500).toString()).contains("Rollback applied, not fixed (TIMED_OUT)");
     }
 
     @Test

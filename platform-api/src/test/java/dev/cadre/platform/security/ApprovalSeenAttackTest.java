@@ -3,35 +3,20 @@ package dev.cadre.platform.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.support.Api;
-import dev.cadre.platform.support.PlatformTest;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
  * An approval covers exactly what its approver was shown, tried as two operators racing each other:
  * an edit made after the approver read the request makes the approval a 409 and nothing runs; an
- * approval without the hashes, or with a field the request does not have, is a 400 naming it. Same
- * properties as {@link SecurityAttackTest} (separation of duties on), so the two share one context.
+ * approval without the hashes, or with a field the request does not have, is a 400 naming it. The
+ * attack tests' context (separation of duties on).
  */
-@PlatformTest
-@TestPropertySource(
-        properties = {
-            "cadre.approvals.separation-of-duties=true",
-            "cadre.security.session.max-per-key=2",
-            "cadre.security.rate-limit.requests-per-second=50",
-            "cadre.security.rate-limit.burst=40",
-            "cadre.sse.max-streams-per-key=2",
-            "cadre.sse.idle-timeout=PT5S",
-            "server.forward-headers-strategy=native",
-            "cadre.integrations.alertmanager.max-alerts-per-delivery=4",
-            "cadre.integrations.alertmanager.new-incidents-per-minute=6",
-            "cadre.integrations.alertmanager.agent=triage"
-        })
+@AttackLimits
 class ApprovalSeenAttackTest {
 
     @LocalServerPort
@@ -154,6 +139,7 @@ class ApprovalSeenAttackTest {
                 "{\"argumentsHash\":\"" + hash + "\",\"arguments\":{\"runbook\":\"disk-usage-report\"}}");
         assertThat(old.status()).as(old.body()).isEqualTo(400);
         assertThat(old.json().get("field").asString()).isEqualTo("arguments");
+        assertThat(old.json().get("type").asString()).isEqualTo("urn:cadre:problem:unknown-field");
         assertThat(old.json().get("detail").asString()).contains("editedArguments");
         var typo = api.post("/api/v1/approvals/" + id + "/reject", b, "{\"coment\":\"not now\"}");
         assertThat(typo.status()).as(typo.body()).isEqualTo(400);

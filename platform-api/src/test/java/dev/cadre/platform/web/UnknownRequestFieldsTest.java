@@ -94,16 +94,17 @@ class UnknownRequestFieldsTest {
     }
 
     @Test
-    void approvingWithTheResponsesFieldName_isRefused_notRunWithTheOriginalArguments() {
-        // The approval's response calls the edited arguments 'editedArguments'; the request field is
-        // 'arguments'. The misnamed field used to be dropped and the original arguments ran.
+    void approvingWithTheEditsOldName_isRefused_notRunWithTheOriginalArguments() {
+        // The edits are 'editedArguments', as the approval's response calls them; 'arguments' was their
+        // request name once, when the response's name was dropped and the original arguments ran.
         Api.Response r = api.post(
                 "/api/v1/approvals/some-approval/approve",
                 Api.ADMIN_KEY,
-                "{\"editedArguments\":{\"namespace\":\"shop\"},\"comment\":\"rollback\"}");
-        assertThat(refusal(r, "editedArguments")).isNull();
+                "{\"arguments\":{\"namespace\":\"shop\"},\"comment\":\"rollback\"}");
+        assertThat(refusal(r, "arguments")).isNull();
         assertThat(r.json().get("detail").asString())
-                .isEqualTo("unknown field 'editedArguments'; the fields here are arguments, comment");
+                .isEqualTo("unknown field 'arguments'; the fields here are argumentsHash, comment, editedArguments,"
+                        + " editedArgumentsHash");
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.cadre.platform.approvals.ApprovalRecord;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.incidents.RemediationOutcome;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The Kubernetes tools agents may be given by name; see docs/kubernetes.md. */
@@ -50,25 +52,28 @@ class KubernetesConfiguration {
             ObjectProvider<IncidentService> incidents,
             ObjectProvider<ApprovalService> approvals) {
         List<Tool> tools = new ArrayList<>(KubernetesReadTools.all(access, json, clock));
-        RemediationOutcomes outcomes = (ctx, action, arguments, verdict, summary, evidence) ->
-                onIncident(incidents.getObject(), approvals.getIfAvailable(), ctx, action, verdict, summary);
+        RemediationOutcomes outcomes = (ctx, action, arguments, verdict, summary, evidence) -> onIncident(
+                incidents.getObject(), approvals.getIfAvailable(), ctx, action, arguments, verdict, summary, evidence);
         tools.addAll(KubernetesWriteTools.all(access, json, clock, outcomes, Thread::sleep));
         List<Tool> all = List.copyOf(tools);
         return () -> all;
     }
 
     /**
-     * The verified outcome of a rollout on the incident of the run that made it, with who approved it.
-     * Kept behind this one method until the incident service records remediation outcomes itself: for
-     * now a timeline note written at the version read (retried on a concurrent write).
+     * The verified outcome of a rollout on the incident of the run that made it (its remediations, with
+     * the bound arguments, who approved them, the verdict and its evidence; ACTION_VERIFIED on the
+     * timeline). Only a SUCCEEDED verdict lets the incident be resolved; the incident service escalates
+     * on any other.
      */
     private static void onIncident(
             IncidentService incidents,
             @Nullable ApprovalService approvals,
             ToolContext ctx,
             String action,
+            JsonNode arguments,
             String verdict,
-            String summary) {
+            String summary,
+            JsonNode evidence) {
         Optional<Incident> incident = incidents.forRun(ctx.runId());
         if (incident.isEmpty()) {
             return;
@@ -79,22 +84,12 @@ class KubernetesConfiguration {
                         .decisionOf(ctx.runId(), ctx.sessionId(), ctx.callId())
                         .map(ApprovalRecord::decidedBy)
                         .orElse(null);
-        String note = action + " verified " + verdict + (approver == null ? "" : " (approved by " + approver + ")")
-                + ": " + summary;
-        Writer writer = Writer.agent(ctx.agent(), ctx.runId());
-        for (int attempt = 0; attempt < 3; attempt++) {
-            Optional<Incident> now = incidents.get(incident.get().id());
-            if (now.isEmpty()) {
-                return;
-            }
-            var written = incidents.update(now.get().id(), now.get().version(), null, null, note, writer);
-            if (!(written instanceof IncidentService.Update.Conflict)) {
-                return;
-            }
-        }
-        log.warn(
-                "Could not note the verified outcome of {} on incident {}: it kept changing",
+        incidents.recordRemediationOutcome(
+                incident.get().id(),
+                ctx.callId(),
                 action,
-                incident.get().id());
+                arguments,
+                new RemediationOutcome(RemediationOutcome.Verdict.valueOf(verdict), summary, evidence, approver),
+                Writer.agent(ctx.agent(), ctx.runId()));
     }
 }
