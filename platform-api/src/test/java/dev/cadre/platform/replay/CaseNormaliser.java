@@ -39,6 +39,8 @@ final class CaseNormaliser {
         VARIABLE.put(Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z"), "<time>");
         VARIABLE.put(Pattern.compile("(\\\\*\"resourceVersion\\\\*\":\\\\*\")\\d+"), "$1<rv>");
         VARIABLE.put(Pattern.compile("(\\\\*\"age\\\\*\":\\\\*\")[0-9smhd]+"), "$1<age>");
+        // The API server emulator numbers uids across the whole test JVM: which tests ran before decides them.
+        VARIABLE.put(Pattern.compile("00000000-0000-0000-0000-[0-9a-f]{12}"), "<uid>");
         VARIABLE.put(Pattern.compile("(\\\\*\"durationMillis\\\\*\":)\\d+"), "$1<ms>");
     }
 
