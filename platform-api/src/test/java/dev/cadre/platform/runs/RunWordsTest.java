@@ -20,9 +20,7 @@ class RunWordsTest extends OpsPlatformTestBase {
         String id = submit("Triage: CPU is high on the platform host");
         awaitStatus(id, "input-required");
         String approval = pendingApprovals(id).getFirst().get("id").asString();
-        assertThat(api.post("/api/v1/approvals/" + approval + "/approve", Api.ADMIN_KEY, "{}")
-                        .status())
-                .isEqualTo(200);
+        assertThat(api.approve(approval, Api.ADMIN_KEY).status()).isEqualTo(200);
         JsonNode run = awaitPastDecisions(id, List.of(approval));
         assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
 
