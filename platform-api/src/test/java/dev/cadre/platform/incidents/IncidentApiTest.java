@@ -359,6 +359,7 @@ class IncidentApiTest {
         approvals.decide(
                 approvalId,
                 new ApprovalService.Decision.Approve(null, "the previous image was fine"),
+                new ApprovalService.Seen(approvals.get(approvalId).argumentsHash(), null),
                 new dev.cadre.platform.security.Actor(null, "alice"));
         assertThat(asked.get(30, TimeUnit.SECONDS)).isInstanceOf(ApprovalDecision.Approved.class);
 
