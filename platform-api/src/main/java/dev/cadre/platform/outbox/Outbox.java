@@ -290,18 +290,29 @@ public final class Outbox implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() throws InterruptedException {
+    /**
+     * Stops the worker thread; {@link #start} starts it again. A stopped lifecycle is not a closed one:
+     * Spring stops and restarts the lifecycle of a paused test context, and the attempt threads shut
+     * down here left every later round failing with RejectedExecutionException (nothing delivered).
+     */
+    public void stop() throws InterruptedException {
         Thread w;
         synchronized (this) {
             running = false;
             w = worker;
+            worker = null;
         }
         wake();
         if (w != null) {
             w.interrupt();
             w.join(10_000);
         }
+    }
+
+    /** Stops the worker for good and ends the attempt threads. */
+    @Override
+    public void close() throws InterruptedException {
+        stop();
         attemptThreads.shutdownNow();
     }
 }

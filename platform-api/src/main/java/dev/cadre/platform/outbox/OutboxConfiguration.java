@@ -69,7 +69,7 @@ class OutboxConfiguration {
             @Override
             public void stop() {
                 try {
-                    outbox.close();
+                    outbox.stop();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

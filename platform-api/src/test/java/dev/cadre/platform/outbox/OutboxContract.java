@@ -238,6 +238,21 @@ abstract class OutboxContract {
     }
 
     @Test
+    void aStoppedAndRestartedWorker_stillDelivers() throws Exception {
+        // Spring stops and starts the lifecycle of a paused test context (and of any restarted one);
+        // the outbox must deliver after a restart, not fail every round on its shut-down threads.
+        receiver.answering(WebhookReceiver.Step.status(200));
+        Outbox o = outbox();
+        o.start();
+        o.stop();
+        o.start();
+        o.stop();
+        OutboxDelivery d = o.enqueue(message("alert:inc-1:restart")).delivery();
+        assertThat(o.runDue()).isEqualTo(1);
+        assertThat(o.find(d.id()).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+    }
+
+    @Test
     void oneKeyEnqueuedTwice_isOneDelivery() {
         Outbox o = outbox();
         Outbox.Enqueued first = o.enqueue(message("escalation:inc-1"));
