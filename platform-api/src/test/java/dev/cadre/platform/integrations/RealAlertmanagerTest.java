@@ -44,6 +44,10 @@ class RealAlertmanagerTest extends OpsPlatformTestBase {
     static void kubernetes(DynamicPropertyRegistry registry) {
         registry.add("cadre.tools.kubernetes.kubeconfig", KUBECONFIG::toString);
         registry.add("cadre.tools.kubernetes.context", () -> "mock");
+        // The emulator has no deployment controller: the test completes the rollout itself once the
+        // rollback is written, and the platform's verification sees the new pods ready.
+        registry.add("cadre.tools.kubernetes.verify-timeout", () -> "PT30S");
+        registry.add("cadre.tools.kubernetes.verify-poll-interval", () -> "PT0.2S");
     }
 
     @AfterAll
@@ -147,6 +151,8 @@ class RealAlertmanagerTest extends OpsPlatformTestBase {
         String approvalId = pending.getFirst().get("id").asString();
         var approved = api.approve(approvalId, Api.ADMIN_KEY);
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
+        Await.until("the rollback to be written", this::image, "shop/web:1"::equals);
+        MOCK.completeRollout("web", "web-1111");
         JsonNode done = awaitPastDecisions(runId, List.of(approvalId));
         assertThat(done.get("status").asString()).as(done.toString()).isEqualTo("completed");
         assertThat(image()).isEqualTo("shop/web:1");
