@@ -39,6 +39,7 @@ public final class RecallService implements AutoCloseable {
     private final IncidentIndex index;
     private final Clock clock;
     private final Duration reconcileEvery;
+    private volatile boolean closed;
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("cadre-recall").daemon().factory());
     private final AtomicReference<@Nullable Subscription> subscription = new AtomicReference<>();
@@ -140,7 +141,8 @@ public final class RecallService implements AutoCloseable {
 
     /** One committed change of shared memory: an incident resolved, changed or reopened anywhere. */
     synchronized void onChange(MemoryChange change) {
-        if (!IncidentService.NAMESPACE.equals(change.namespace())
+        if (closed
+                || !IncidentService.NAMESPACE.equals(change.namespace())
                 || !change.key().startsWith("inc-")) {
             return;
         }
@@ -224,13 +226,22 @@ public final class RecallService implements AutoCloseable {
         return new Status(lastRebuild != null, index.size(), index.sizeBytes(), lastRebuild);
     }
 
+    /**
+     * Stops following changes and waits for an indexing step in progress (they hold this monitor)
+     * before the index closes: the embedding model is native code (ONNX Runtime), and a change indexed
+     * while the JVM exits — the model loading on the subscription thread — crashed the process with
+     * SIGSEGV after the test suite's last test.
+     */
     @Override
     public void close() {
+        closed = true;
         Subscription s = subscription.getAndSet(null);
         if (s != null) {
             s.close();
         }
         worker.shutdownNow();
-        index.close();
+        synchronized (this) {
+            index.close();
+        }
     }
 }
