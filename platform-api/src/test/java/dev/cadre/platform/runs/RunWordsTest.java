@@ -30,7 +30,9 @@ class RunWordsTest extends OpsPlatformTestBase {
         // For people: no JSON, no escaped quotes; the runbook's record as a list of fields.
         String text = run.get("resultText").asString();
         assertThat(text)
-                .startsWith("Triage finished.\nRepair:\nRemediation:\n- **runbook**: clear-tmp-cache\n")
+                // The host team names the host it looked at and gives its findings before the repair.
+                .startsWith("Triage finished (platform host).\nFindings:\n- **CRITICAL** `")
+                .contains("\n\nRepair:\nRemediation:\n- **runbook**: clear-tmp-cache\n")
                 .contains("\n- **status**: ok\n- **exit code**: 0\n")
                 .endsWith("\n- **output**: cleared (minutes=60)")
                 .doesNotContain("\\\"")
