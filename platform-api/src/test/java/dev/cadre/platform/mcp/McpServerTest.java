@@ -250,7 +250,8 @@ class McpServerTest {
 
             assertThat(progress).isNotEmpty();
             assertThat(progress.getFirst().progressToken()).isEqualTo("p1");
-            assertThat(progress.getFirst().message()).matches("run run_[0-9a-f]+ submitted");
+            // The first progress names the run's state when it is sent: queued, or already picked up.
+            assertThat(progress.getFirst().message()).matches("run run_[0-9a-f]+ (submitted|working)");
             String runId = progress.getFirst().message().split(" ")[1];
 
             // The trace store records the run's trace id when it exports the run's spans, after the answer.
