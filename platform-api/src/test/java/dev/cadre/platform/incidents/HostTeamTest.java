@@ -108,10 +108,15 @@ class HostTeamTest extends OpsPlatformTestBase {
             assertThat(remediation.get("summary").asString())
                     .startsWith("better on web-1 after host-cpu-relief: ")
                     .contains("memory used ");
-            JsonNode evidence = remediation.get("evidence").get("memory");
-            assertThat(evidence.get("before").asDouble())
-                    .isGreaterThan(evidence.get("after").asDouble());
-            assertThat(evidence.get("afterQuery").asString()).contains("instance=\"web-1:9100\"");
+            // The machine is shared with the rest of the suite, so which of web-1's signals shows the repair
+            // (CPU, or the runaway's memory) varies; the verdict must rest on one that measurably fell.
+            JsonNode evidence = remediation.get("evidence");
+            assertThat(List.of("cpu", "memory"))
+                    .as(evidence.toString())
+                    .anySatisfy(signal -> assertThat(evidence.get(signal).get("before").asDouble())
+                            .isGreaterThan(evidence.get(signal).get("after").asDouble()));
+            assertThat(evidence.get("memory").get("afterQuery").asString()).contains("instance=\"web-1:9100\"");
+            assertThat(evidence.get("cpu").get("afterQuery").asString()).contains("instance=\"web-1:9100\"");
             assertThat(resolved.status()).isEqualTo(Incident.RESOLVED);
         } finally {
             busy.destroy();
