@@ -170,6 +170,7 @@ class ArchitectureTest {
             Map.entry("cadre_incident_event", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
             Map.entry("cadre_incident_delivery", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
             Map.entry("cadre_outbox", "dev.cadre.platform.outbox.OutboxStore"),
+            Map.entry("cadre_team", "dev.cadre.platform.tenancy.TeamStore"),
             // Written by the baseline migration only.
             Map.entry("cadre_maintenance_lease", "dev.cadre.platform.retention.MaintenanceLease"),
             Map.entry("cadre_schema_info", MIGRATIONS_ONLY));

@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class StopSignalIT {
 
-    @org.junit.jupiter.api.Disabled("failed its first run in the full suite (SIGINT case): the platform's exit after a stop signal needs checking before this is enabled")
+    @org.junit.jupiter.api.Disabled(
+            "failed its first run in the full suite (SIGINT case): the platform's exit after a stop signal needs checking before this is enabled")
     @ParameterizedTest
     @ValueSource(strings = {"INT", "TERM"})
     void aStopSignal_endsThePlatformGracefully_withExitCodeZero(String signal) throws Exception {

@@ -1,6 +1,7 @@
 package dev.cadre.platform.security;
 
 import dev.cadre.platform.security.ApiKeyService.ApiKeyView;
+import dev.cadre.platform.tenancy.TeamId;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
 import jakarta.validation.Valid;
@@ -9,6 +10,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import java.net.URI;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -40,7 +42,13 @@ class ApiKeyController {
             @Pattern(
                     regexp = "(?i)viewer|operator|admin|intake|agent",
                     message = "must be viewer, operator, admin, intake or agent")
-            String role) {}
+            String role,
+
+            // The team the key acts in: the creator's when absent.
+            @Nullable @Size(max = 63) String team,
+
+            // Spans all teams (role admin only); only a platform admin may create one.
+            @Nullable Boolean platformAdmin) {}
 
     record CreatedKeyResponse(ApiKeyView key, String secret, String note) {}
 
@@ -55,7 +63,30 @@ class ApiKeyController {
     @PostMapping(produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<CreatedKeyResponse> create(
             @Valid @RequestBody CreateKeyRequest body, @AuthenticationPrincipal CadrePrincipal actor) {
-        var created = keys.create(body.name(), Role.parse(body.role()), actor.name());
+        TeamId team = body.team() == null
+                ? actor.team()
+                : TeamId.parse(body.team())
+                        .orElseThrow(() -> ApiProblem.badField(
+                                        "team",
+                                        "'" + body.team() + "' is not a team name: use 1 to 63 of a-z, 0-9 and '-',"
+                                                + " starting and ending with a letter or digit")
+                                .with("value", body.team()));
+        boolean platformAdmin = Boolean.TRUE.equals(body.platformAdmin());
+        if (!actor.platformAdmin() && platformAdmin) {
+            throw new ApiProblem(
+                    HttpStatus.FORBIDDEN,
+                    "forbidden",
+                    "Only a platform admin may create a platform admin key",
+                    "platformAdmin: your key is an admin of team '" + actor.team() + "' only");
+        }
+        if (!actor.platformAdmin() && !team.equals(actor.team())) {
+            throw new ApiProblem(
+                    HttpStatus.FORBIDDEN,
+                    "forbidden",
+                    "Keys of another team are created by a platform admin",
+                    "team: your key is an admin of team '" + actor.team() + "' only");
+        }
+        var created = keys.create(body.name(), Role.parse(body.role()), team, platformAdmin, actor.name());
         return ResponseEntity.created(URI.create("/api/v1/keys/" + created.key().id()))
                 .body(new CreatedKeyResponse(
                         created.key(), created.secret(), "store the secret now: it is not shown again"));

@@ -1,5 +1,6 @@
 package dev.cadre.platform.security;
 
+import dev.cadre.platform.tenancy.TeamId;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -42,11 +43,28 @@ class ApiKeyEntity {
     @Column(name = "revoked_at")
     private Instant revokedAt;
 
+    // The team the key acts in (V50: keys from before teams are team 'default's).
+    private String team;
+
+    // Spans all teams: manages teams and may act in any (V50: the admin keys from before teams).
+    @Column(name = "platform_admin")
+    private boolean platformAdmin;
+
     protected ApiKeyEntity() {}
 
     ApiKeyEntity(
-            String id, String name, String keyPrefix, String keyHash, Role role, Instant createdAt, String createdBy) {
+            String id,
+            String name,
+            String keyPrefix,
+            String keyHash,
+            Role role,
+            TeamId team,
+            boolean platformAdmin,
+            Instant createdAt,
+            String createdBy) {
         this.id = id;
+        this.team = team.name();
+        this.platformAdmin = platformAdmin;
         this.name = name;
         this.nameKey = name;
         this.keyPrefix = keyPrefix;
@@ -74,6 +92,19 @@ class ApiKeyEntity {
 
     Role role() {
         return role;
+    }
+
+    TeamId team() {
+        return new TeamId(team);
+    }
+
+    boolean platformAdmin() {
+        return platformAdmin;
+    }
+
+    /** The principal this key authenticates as. */
+    CadrePrincipal principal() {
+        return new CadrePrincipal(name, role, id, team(), platformAdmin);
     }
 
     Instant createdAt() {

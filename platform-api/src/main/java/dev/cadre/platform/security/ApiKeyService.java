@@ -1,6 +1,8 @@
 package dev.cadre.platform.security;
 
 import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.tenancy.TeamId;
+import dev.cadre.platform.tenancy.TeamStore;
 import dev.cadre.platform.web.ApiProblem;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -55,6 +57,7 @@ public class ApiKeyService {
             Pattern.compile("[\\p{Cntrl}\\u0080-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]");
 
     private final ApiKeyRepository keys;
+    private final TeamStore teams;
     private final AuditLog audit;
     private final Clock clock;
     private final TransactionTemplate transactions;
@@ -72,12 +75,14 @@ public class ApiKeyService {
 
     ApiKeyService(
             ApiKeyRepository keys,
+            TeamStore teams,
             AuditLog audit,
             Clock clock,
             PlatformTransactionManager transactionManager,
             @Value("${cadre.security.key-cache-ttl:PT5S}") Duration cacheTtl,
             @Value("${cadre.security.admin-key-file:data/admin-key}") String adminKeyFile) {
         this.keys = keys;
+        this.teams = teams;
         this.audit = audit;
         this.clock = clock;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -88,11 +93,16 @@ public class ApiKeyService {
     /** A key just created: the only moment its secret is visible. */
     public record CreatedKey(ApiKeyView key, String secret) {}
 
-    /** A key as listed: never its secret, any part of it, or its hash; the id tells keys apart. */
+    /**
+     * A key as listed: never its secret, any part of it, or its hash; the id tells keys apart. It
+     * acts in {@code team} with {@code role}; a platform admin key may also act in any team.
+     */
     public record ApiKeyView(
             String id,
             String name,
             Role role,
+            String team,
+            boolean platformAdmin,
             Instant createdAt,
             String createdBy,
             Instant lastUsedAt,
@@ -119,7 +129,7 @@ public class ApiKeyService {
                             || k.lastUsedAt().plus(LAST_USED_RESOLUTION).isBefore(now)) {
                         k.markUsed(now);
                     }
-                    return new CadrePrincipal(k.name(), k.role(), k.id());
+                    return k.principal();
                 }));
         if (found == null || found.isEmpty()) {
             cache.remove(h);
@@ -155,9 +165,8 @@ public class ApiKeyService {
             return Optional.empty();
         }
         String h = hash(secret.trim());
-        Optional<CadrePrincipal> found = transactions.execute(tx -> keys.findByKeyHash(h)
-                .filter(k -> k.revokedAt() != null)
-                .map(k -> new CadrePrincipal(k.name(), k.role(), k.id())));
+        Optional<CadrePrincipal> found = transactions.execute(
+                tx -> keys.findByKeyHash(h).filter(k -> k.revokedAt() != null).map(ApiKeyEntity::principal));
         return found == null ? Optional.empty() : found;
     }
 
@@ -171,9 +180,8 @@ public class ApiKeyService {
         if (cached != null && cached.until().isAfter(now)) {
             return Optional.of(cached.principal());
         }
-        Optional<CadrePrincipal> found = transactions.execute(tx -> keys.findById(keyId)
-                .filter(k -> k.revokedAt() == null)
-                .map(k -> new CadrePrincipal(k.name(), k.role(), k.id())));
+        Optional<CadrePrincipal> found = transactions.execute(
+                tx -> keys.findById(keyId).filter(k -> k.revokedAt() == null).map(ApiKeyEntity::principal));
         if (found == null || found.isEmpty()) {
             byId.remove(keyId);
             return Optional.empty();
@@ -197,7 +205,24 @@ public class ApiKeyService {
      */
     @Transactional
     public CreatedKey create(String name, Role role, String actor) {
+        return create(name, role, TeamId.DEFAULT, false, actor);
+    }
+
+    /**
+     * Creates a key acting in {@code team} with {@code role}, a platform admin (spanning all teams)
+     * when {@code platformAdmin}; names are unique across all teams, as {@link #create(String, Role,
+     * String)} says. 400 naming {@code team} when there is no such team.
+     */
+    @Transactional
+    public CreatedKey create(String name, Role role, TeamId team, boolean platformAdmin, String actor) {
         String normal = normalisedName(name);
+        if (!teams.exists(team)) {
+            throw ApiProblem.badField("team", "there is no team '" + team + "'; an admin creates teams first")
+                    .with("value", team.name());
+        }
+        if (platformAdmin && role != Role.ADMIN) {
+            throw ApiProblem.badField("platformAdmin", "only a key with role admin can be a platform admin");
+        }
         if (RESERVED_NAMES.contains(normal)) {
             throw ApiProblem.badField(
                             "name",
@@ -205,23 +230,35 @@ public class ApiKeyService {
                                     + RESERVED_NAMES.stream().sorted().toList() + ")")
                     .with("value", normal);
         }
-        return insert(normal, role, actor);
+        return insert(normal, role, team, platformAdmin, actor);
     }
 
-    private CreatedKey insert(String normal, Role role, String actor) {
+    private CreatedKey insert(String normal, Role role, TeamId team, boolean platformAdmin, String actor) {
         if (keys.existsByNameKey(normal)) {
             throw nameTaken(normal);
         }
         String secret = newSecret();
-        ApiKeyEntity entity =
-                new ApiKeyEntity(UUID.randomUUID().toString(), normal, "", hash(secret), role, clock.instant(), actor);
+        ApiKeyEntity entity = new ApiKeyEntity(
+                UUID.randomUUID().toString(),
+                normal,
+                "",
+                hash(secret),
+                role,
+                team,
+                platformAdmin,
+                clock.instant(),
+                actor);
         try {
             keys.saveAndFlush(entity);
         } catch (DataIntegrityViolationException raced) {
             // Another request created the name between the check and the insert: the index decides.
             throw nameTaken(normal);
         }
-        audit.record(actor, "api_key.create", entity.id(), "name=" + entity.name() + " role=" + role);
+        audit.record(
+                actor,
+                "api_key.create",
+                entity.id(),
+                "name=" + entity.name() + " role=" + role + " team=" + team + (platformAdmin ? " platform-admin" : ""));
         return new CreatedKey(view(entity), secret);
     }
 
@@ -313,7 +350,15 @@ public class ApiKeyService {
                 id = UUID.randomUUID().toString();
                 try {
                     keys.saveAndFlush(new ApiKeyEntity(
-                            id, BOOTSTRAP_NAME, "", h, Role.ADMIN, clock.instant(), BOOTSTRAP_SETTING_ENV));
+                            id,
+                            BOOTSTRAP_NAME,
+                            "",
+                            h,
+                            Role.ADMIN,
+                            TeamId.DEFAULT,
+                            true,
+                            clock.instant(),
+                            BOOTSTRAP_SETTING_ENV));
                     audit.record("system", "api_key.bootstrap", id, "from " + BOOTSTRAP_SETTING_ENV);
                 } catch (DataIntegrityViolationException another) {
                     log.info("Bootstrap admin key registered by another instance");
@@ -353,7 +398,7 @@ public class ApiKeyService {
             return;
         }
         if (keys.count() == 0) {
-            CreatedKey created = insert("bootstrap-admin", Role.ADMIN, "system");
+            CreatedKey created = insert("bootstrap-admin", Role.ADMIN, TeamId.DEFAULT, true, "system");
             // Never to stdout or the log (a pod's log is read by many): to a file only this user reads.
             try {
                 AdminKeyFile.write(adminKeyFile, created.secret());
@@ -434,6 +479,15 @@ public class ApiKeyService {
     }
 
     private static ApiKeyView view(ApiKeyEntity k) {
-        return new ApiKeyView(k.id(), k.name(), k.role(), k.createdAt(), k.createdBy(), k.lastUsedAt(), k.revokedAt());
+        return new ApiKeyView(
+                k.id(),
+                k.name(),
+                k.role(),
+                k.team().name(),
+                k.platformAdmin(),
+                k.createdAt(),
+                k.createdBy(),
+                k.lastUsedAt(),
+                k.revokedAt());
     }
 }

@@ -41,7 +41,8 @@ class SessionController {
 
     record LoginRequest(@NotBlank String apiKey) {}
 
-    record SessionResponse(String name, String role, List<String> can) {
+    /** Who is calling; {@code team} is the team it acts in, {@code platformAdmin} whether it spans all. */
+    record SessionResponse(String name, String role, String team, boolean platformAdmin, List<String> can) {
         static SessionResponse of(CadrePrincipal p) {
             List<String> can = switch (p.role()) {
                 case VIEWER -> List.of("read");
@@ -50,7 +51,12 @@ class SessionController {
                 case INTAKE -> List.of("submit-alerts");
                 case AGENT -> List.of("a2a");
             };
-            return new SessionResponse(p.name(), p.role().name().toLowerCase(java.util.Locale.ROOT), can);
+            return new SessionResponse(
+                    p.name(),
+                    p.role().name().toLowerCase(java.util.Locale.ROOT),
+                    p.team().name(),
+                    p.platformAdmin(),
+                    can);
         }
     }
 

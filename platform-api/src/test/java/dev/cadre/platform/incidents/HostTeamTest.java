@@ -113,7 +113,8 @@ class HostTeamTest extends OpsPlatformTestBase {
             JsonNode evidence = remediation.get("evidence");
             assertThat(List.of("cpu", "memory"))
                     .as(evidence.toString())
-                    .anySatisfy(signal -> assertThat(evidence.get(signal).get("before").asDouble())
+                    .anySatisfy(signal -> assertThat(
+                                    evidence.get(signal).get("before").asDouble())
                             .isGreaterThan(evidence.get(signal).get("after").asDouble()));
             assertThat(evidence.get("memory").get("afterQuery").asString()).contains("instance=\"web-1:9100\"");
             assertThat(evidence.get("cpu").get("afterQuery").asString()).contains("instance=\"web-1:9100\"");
