@@ -9,9 +9,9 @@ import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.runs.RunStatus;
 import dev.cadre.platform.runs.RunStore;
-import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.security.Role;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
 import java.time.Duration;
@@ -146,13 +146,14 @@ class A2aTasks {
     }
 
     /** Starts the run of a message, or finds the one an earlier delivery of the same message started. */
-    RunRecord submit(SendRequest request, Actor caller) {
+    RunRecord submit(SendRequest request, CadrePrincipal caller) {
         try {
             return runs.submit(
+                            caller.team(),
                             request.agent(),
                             fenced(request.input()),
                             request.contextId(),
-                            caller,
+                            caller.actor(),
                             TaskWire.MESSAGE_KEY_PREFIX + request.messageId(),
                             request.envelope())
                     .run();
@@ -161,8 +162,8 @@ class A2aTasks {
         }
     }
 
-    TaskWire.Snapshot snapshot(String taskId) {
-        return snapshot(find(taskId));
+    TaskWire.Snapshot snapshot(TeamScope scope, String taskId) {
+        return snapshot(find(scope, taskId));
     }
 
     TaskWire.Snapshot snapshot(RunRecord run) {
@@ -179,7 +180,7 @@ class A2aTasks {
      * cancelled, followed nor probed for.
      */
     RunRecord find(String taskId, CadrePrincipal caller) {
-        RunRecord run = find(taskId);
+        RunRecord run = find(caller.scope(), taskId);
         if (!visibleTo(run, caller)) {
             throw JsonRpcException.taskNotFound(taskId);
         }
@@ -190,18 +191,18 @@ class A2aTasks {
         return caller.role() == Role.ADMIN || caller.actor().isKey(run.submittedByKey());
     }
 
-    RunRecord find(String taskId) {
+    RunRecord find(TeamScope scope, String taskId) {
         try {
-            return runs.get(taskId);
+            return runs.get(scope, taskId);
         } catch (ApiProblem p) {
             throw translate(p, taskId);
         }
     }
 
     /** Cancels the run of a task and waits briefly for it to stop, so the answer shows it canceled. */
-    RunRecord cancel(String taskId, String caller) {
+    RunRecord cancel(String taskId, CadrePrincipal caller) {
         try {
-            runs.cancel(taskId, caller);
+            runs.cancel(caller.scope(), taskId, caller.name());
         } catch (ApiProblem p) {
             throw translate(p, taskId);
         }
@@ -219,7 +220,7 @@ class A2aTasks {
     private RunRecord await(String taskId, Duration timeout, Predicate<RunRecord> done) {
         long deadline = System.nanoTime() + timeout.toNanos();
         long seen = events.generation();
-        RunRecord run = find(taskId);
+        RunRecord run = find(TeamScope.allTeams("a task already found in the caller's scope"), taskId);
         while (!done.test(run)) {
             long left = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
             if (left <= 0) {
@@ -232,7 +233,7 @@ class A2aTasks {
                 return run;
             }
             seen = events.generation();
-            run = find(taskId);
+            run = find(TeamScope.allTeams("a task already found in the caller's scope"), taskId);
         }
         return run;
     }
@@ -303,9 +304,9 @@ class A2aTasks {
         int before = q.after() == null ? 0 : q.after().handedOut();
         if (all && q.contextId() == null && q.statusTimestampAfter() == null) {
             var query = new RunStore.Query(q.status(), null, null, null, null, after, 0, q.pageSize() + 1);
-            List<RunRecord> rows = runs.list(query);
+            List<RunRecord> rows = runs.list(caller.scope(), query);
             List<RunRecord> page = rows.subList(0, Math.min(q.pageSize(), rows.size()));
-            long ahead = runs.countUpTo(query, LIST_SCAN_LIMIT);
+            long ahead = runs.countUpTo(caller.scope(), query, LIST_SCAN_LIMIT);
             String next = rows.size() > q.pageSize()
                     ? new TaskPageToken(cursor(page.getLast()), before + page.size()).encode()
                     : "";
@@ -318,7 +319,8 @@ class A2aTasks {
         PageCursor scanned = after;
         boolean end = false;
         for (int seen = 0; seen < LIST_SCAN_LIMIT && !end; seen += 500) {
-            List<RunRecord> chunk = runs.list(new RunStore.Query(q.status(), null, null, null, null, scanned, 0, 500));
+            List<RunRecord> chunk =
+                    runs.list(caller.scope(), new RunStore.Query(q.status(), null, null, null, null, scanned, 0, 500));
             for (RunRecord r : chunk) {
                 if ((all || visibleTo(r, caller))
                         && (q.contextId() == null || q.contextId().equals(TaskWire.contextId(r)))

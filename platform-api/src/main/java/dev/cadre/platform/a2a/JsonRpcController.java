@@ -139,7 +139,7 @@ class JsonRpcController {
         return switch (request.call().method()) {
             case SEND -> {
                 A2aTasks.SendRequest send = tasks.parseSend(params, caller);
-                RunRecord run = tasks.submit(send, caller.actor());
+                RunRecord run = tasks.submit(send, caller);
                 if (send.blocking()) {
                     run = tasks.awaitSettled(run.id());
                 }
@@ -153,7 +153,7 @@ class JsonRpcController {
             }
             case CANCEL -> {
                 String id = tasks.find(A2aTasks.taskId(params), caller).id();
-                yield TaskWire.task(tasks.snapshot(tasks.cancel(id, caller.name())), dialect, null, true);
+                yield TaskWire.task(tasks.snapshot(tasks.cancel(id, caller)), dialect, null, true);
             }
             case LIST -> {
                 A2aTasks.ListRequest q = tasks.parseList(params);
@@ -186,8 +186,7 @@ class JsonRpcController {
         long after;
         try {
             if (request.call().method() == A2aMethod.STREAM) {
-                taskId = tasks.submit(tasks.parseSend(params, caller), caller.actor())
-                        .id();
+                taskId = tasks.submit(tasks.parseSend(params, caller), caller).id();
                 after = 0;
             } else {
                 taskId = A2aTasks.taskId(params);

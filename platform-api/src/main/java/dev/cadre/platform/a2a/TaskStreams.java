@@ -4,6 +4,7 @@ import dev.cadre.platform.a2a.A2aMethod.Dialect;
 import dev.cadre.platform.runs.RunEvents;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunStatus;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.SseHeartbeat;
 import java.io.IOException;
 import java.time.Instant;
@@ -67,7 +68,7 @@ class TaskStreams implements SmartLifecycle {
      * @param afterSeq the last run event already accounted for (0 to narrate the run from its start)
      */
     void follow(String taskId, Dialect dialect, long afterSeq, Sink sink) throws IOException {
-        RunRecord run = tasks.find(taskId);
+        RunRecord run = tasks.find(TeamScope.allTeams("a task the caller was already shown"), taskId);
         sink.send(TaskWire.streamItem("task", TaskWire.task(tasks.snapshot(run), dialect, null, true), dialect));
         RunStatus shown = run.status();
         long last = afterSeq;
@@ -78,7 +79,7 @@ class TaskStreams implements SmartLifecycle {
             // Taken before the run is read, so the wake-up of a run that ends meanwhile is not lost.
             long seen = events.generation();
             // Read the run before its events: if it has ended, every event of it is already stored.
-            run = tasks.find(taskId);
+            run = tasks.find(TeamScope.allTeams("a task the caller was already shown"), taskId);
             List<RunEvents.StoredEvent> batch = events.since(taskId, last, false, BATCH);
             for (RunEvents.StoredEvent e : batch) {
                 last = e.seq();

@@ -7,6 +7,7 @@ import dev.cadre.platform.runs.RunEvents;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.Actor;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -272,13 +273,16 @@ public final class EvalService implements AutoCloseable {
         while (!pending.isEmpty()) {
             for (var it = pending.iterator(); it.hasNext(); ) {
                 String runId = it.next();
-                RunRecord r = runs.get(runId);
+                RunRecord r = runs.get(TeamScope.allTeams("an evaluation's own runs"), runId);
                 if (r.status().terminal()) {
                     ended.put(runId, r);
                     it.remove();
                 } else if (clock.instant().isAfter(r.createdAt().plus(timeout))) {
                     try {
-                        runs.cancel(runId, "evaluation (case timeout " + timeout + ")");
+                        runs.cancel(
+                                TeamScope.allTeams("an evaluation's own runs"),
+                                runId,
+                                "evaluation (case timeout " + timeout + ")");
                     } catch (ApiProblem finishedMeanwhile) {
                         // it ended between the read and the cancel: scored as it ended
                     }

@@ -6,6 +6,7 @@ import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
 import io.swagger.v3.oas.annotations.Operation;
@@ -221,7 +222,7 @@ class IncidentController {
         List<LinkedRun> linked = new ArrayList<>();
         List<PendingApproval> pending = new ArrayList<>();
         for (String runId : incident.runs()) {
-            RunRecord run = quietly(() -> runs.get(runId));
+            RunRecord run = quietly(() -> runs.get(TeamScope.allTeams("an incident's linked runs"), runId));
             if (run == null) {
                 continue; // removed by retention
             }

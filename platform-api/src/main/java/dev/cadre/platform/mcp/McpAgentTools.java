@@ -156,11 +156,13 @@ final class McpAgentTools {
         // The HTTP request's span (which joined the client's traceparent) parents the run's trace.
         try (Scope ignored = caller.trace().makeCurrent()) {
             run = runs.submit(
+                            principal.team(),
                             agent,
                             PREAMBLE + UntrustedText.fence("mcp", input),
                             rawContext == null ? null : UntrustedText.fence("mcp", (String) rawContext),
                             principal.actor(),
-                            null)
+                            null,
+                            dev.cadre.platform.runs.RunService.Envelope.NONE)
                     .run();
         } catch (ApiProblem p) {
             return counted(agent, "invalid", error("The run was not accepted: " + p.getMessage()));
@@ -176,7 +178,7 @@ final class McpAgentTools {
         long seen = events.generation();
         int sent = 0;
         String last = "";
-        run = runs.get(run.id());
+        run = runs.get(dev.cadre.platform.tenancy.TeamScope.allTeams("the run this call just started"), run.id());
         while (!settled(run) && !stopping) {
             long left = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
             if (left <= 0) {
@@ -189,7 +191,7 @@ final class McpAgentTools {
                 return run;
             }
             seen = events.generation();
-            run = runs.get(run.id());
+            run = runs.get(dev.cadre.platform.tenancy.TeamScope.allTeams("the run this call just started"), run.id());
             if (token != null && !settled(run)) {
                 ObjectNode p = events.latestProgress(run.id());
                 String note = run.status().wire()

@@ -3,6 +3,7 @@ package dev.cadre.platform.observability;
 import dev.cadre.platform.observability.TraceStore.StoredSpan;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.CadrePrincipal;
 import io.swagger.v3.oas.annotations.Operation;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -91,8 +93,8 @@ class TraceController {
 
     @Operation(summary = "A run's trace: its span tree")
     @GetMapping("/api/v1/runs/{id}/trace")
-    Trace trace(@PathVariable String id) {
-        RunRecord run = runs.get(id);
+    Trace trace(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        RunRecord run = runs.get(caller.scope(), id);
         List<StoredSpan> rows = spans.spansOfRun(id);
         long origin = rows.stream().mapToLong(StoredSpan::startNanos).min().orElse(0);
         Map<String, List<StoredSpan>> byParent = new HashMap<>();

@@ -2,6 +2,8 @@ package dev.cadre.platform.replay;
 
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -10,6 +12,7 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -67,8 +70,8 @@ class CaseController {
     @ApiResponse(responseCode = "404", description = "No such run")
     @ApiResponse(responseCode = "409", description = "The run has not finished yet")
     @GetMapping("/{id}/case")
-    RecordedCase recordedCase(@PathVariable String id) {
-        IncidentCase c = recorder.record(finished(id), "run-" + id, IncidentCase.Expectations.NONE);
+    RecordedCase recordedCase(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        IncidentCase c = recorder.record(finished(caller.scope(), id), "run-" + id, IncidentCase.Expectations.NONE);
         return new RecordedCase(
                 c.version(),
                 c.name(),
@@ -101,8 +104,9 @@ class CaseController {
     String exportCase(
             @PathVariable String id,
             @RequestParam(required = false) @Nullable String name,
-            @RequestBody(required = false) @Nullable JsonNode expect) {
-        RunRecord run = finished(id);
+            @RequestBody(required = false) @Nullable JsonNode expect,
+            @AuthenticationPrincipal CadrePrincipal caller) {
+        RunRecord run = finished(caller.scope(), id);
         IncidentCase.Expectations expectations;
         try {
             expectations = cases.readExpectations("body", expect);
@@ -117,8 +121,8 @@ class CaseController {
         return cases.write(recorder.record(run, caseName, expectations));
     }
 
-    private RunRecord finished(String id) {
-        RunRecord run = runs.get(id);
+    private RunRecord finished(TeamScope scope, String id) {
+        RunRecord run = runs.get(scope, id);
         if (!run.status().terminal()) {
             throw ApiProblem.conflict(
                     "run '" + id + "' is " + run.status().wire() + ": only a finished run can be recorded as a case");

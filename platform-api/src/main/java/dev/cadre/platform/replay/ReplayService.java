@@ -6,6 +6,7 @@ import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.runs.RunRecord;
 import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.security.Actor;
+import dev.cadre.platform.tenancy.TeamScope;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -260,7 +261,7 @@ public final class ReplayService implements AutoCloseable {
             if (row.score() != null) {
                 continue;
             }
-            RunRecord run = runs.get(row.runId());
+            RunRecord run = runs.get(TeamScope.allTeams("a replay's own runs"), row.runId());
             if (!run.status().terminal()) {
                 all = false;
                 continue;
@@ -342,7 +343,9 @@ public final class ReplayService implements AutoCloseable {
         for (ReplayStore.RunRow r : store.runsOf(row.id())) {
             String status;
             try {
-                status = runs.get(r.runId()).status().wire();
+                status = runs.get(TeamScope.allTeams("a replay's own runs"), r.runId())
+                        .status()
+                        .wire();
             } catch (dev.cadre.platform.web.ApiProblem gone) {
                 status = "unknown"; // removed by retention
             }

@@ -208,7 +208,8 @@ class RunController {
                 RunService.Envelope.priority(body.priority(), "priority"),
                 body.deadline() == null || body.deadline().isBlank() ? null : time("deadline", body.deadline()),
                 body.budget() == null ? null : body.budget().maxCost());
-        RunService.Submitted s = runs.submit(agent, body.input(), context, caller.actor(), idempotencyKey, envelope);
+        RunService.Submitted s =
+                runs.submit(caller.team(), agent, body.input(), context, caller.actor(), idempotencyKey, envelope);
         RunView view = view(s.run());
         var response = ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")));
@@ -225,7 +226,7 @@ class RunController {
     @ApiResponse(responseCode = "409", description = "The run has not ended yet")
     @PostMapping(value = "/{id}/retry", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> retry(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
-        RunView view = view(runs.retry(id, caller.actor()).run());
+        RunView view = view(runs.retry(caller.scope(), id, caller.actor()).run());
         return ResponseEntity.status(HttpStatus.ACCEPTED)
                 .location(URI.create(view.links().get("self")))
                 .body(view);
@@ -233,8 +234,8 @@ class RunController {
 
     @Operation(summary = "Get a run")
     @GetMapping("/{id}")
-    RunView get(@PathVariable String id) {
-        RunRecord run = runs.get(id);
+    RunView get(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        RunRecord run = runs.get(caller.scope(), id);
         // One indexed read, for this one run only (lists leave it out).
         return view(run, run.status().terminal() ? null : events.latestProgress(id));
     }
@@ -249,7 +250,8 @@ class RunController {
             @RequestParam(required = false) @Nullable String q,
             @RequestParam(required = false) @Nullable String cursor,
             @RequestParam(defaultValue = "0") @Min(0) int offset,
-            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit,
+            @AuthenticationPrincipal CadrePrincipal caller) {
         PageCursor.refuseOffset(offset);
         PageCursor after = PageCursor.param(cursor);
         RunStatus s;
@@ -261,7 +263,7 @@ class RunController {
         // One row more than the page tells whether there is a next page, without a count.
         var query = new RunStore.Query(
                 s, blankToNull(agent), time("from", from), time("to", to), blankToNull(q), after, 0, limit + 1);
-        List<RunRecord> rows = runs.list(query);
+        List<RunRecord> rows = runs.list(caller.scope(), query);
         boolean more = rows.size() > limit;
         List<RunRecord> page = more ? rows.subList(0, limit) : rows;
         Map<String, String> replays =
@@ -279,7 +281,7 @@ class RunController {
     @ApiResponse(responseCode = "409", description = "The run has already ended")
     @PostMapping(value = "/{id}/cancel", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<RunView> cancel(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
-        return ResponseEntity.status(HttpStatus.ACCEPTED).body(view(runs.cancel(id, caller.name())));
+        return ResponseEntity.status(HttpStatus.ACCEPTED).body(view(runs.cancel(caller.scope(), id, caller.name())));
     }
 
     @Operation(summary = "Follow a run's events (server-sent events)")
@@ -287,8 +289,9 @@ class RunController {
     SseEmitter events(
             @PathVariable String id,
             @RequestParam(defaultValue = "main") String scope,
-            @RequestHeader(value = "Last-Event-ID", required = false) @Nullable String lastEventId) {
-        runs.get(id);
+            @RequestHeader(value = "Last-Event-ID", required = false) @Nullable String lastEventId,
+            @AuthenticationPrincipal CadrePrincipal caller) {
+        runs.get(caller.scope(), id);
         if (!scope.equals("main") && !scope.equals("all")) {
             throw ApiProblem.badField("scope", "must be 'main' (the run's own stream) or 'all' (with subagents)")
                     .with("parameter", "scope");

@@ -1,6 +1,7 @@
 package dev.cadre.platform.runs;
 
 import dev.cadre.platform.security.Actor;
+import dev.cadre.platform.tenancy.TeamId;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * A run as stored: what was asked, where it stands, and what came of it; {@code retryOf} names the
  * run this one retries, {@code priority} and {@code deadline} are the submission's task envelope,
  * {@code cost} what its model calls cost so far and {@code maxCost} its budget in currency;
- * {@code submittedByKey} the id of the API key that submitted it (null: the platform itself).
+ * {@code submittedByKey} the id of the API key that submitted it (null: the platform itself);
+ * {@code team} the team it belongs to, whose callers alone see it.
  */
 public record RunRecord(
         String id,
@@ -40,7 +42,74 @@ public record RunRecord(
         @Nullable Instant deadline,
         double cost,
         @Nullable Double maxCost,
-        @Nullable String submittedByKey) {
+        @Nullable String submittedByKey,
+        String team) {
+
+    /** A run of team {@code default} (as every run was before teams). */
+    public RunRecord(
+            String id,
+            String agent,
+            String input,
+            @Nullable String context,
+            RunStatus status,
+            @Nullable String result,
+            @Nullable String failureCategory,
+            @Nullable String failureCode,
+            @Nullable String failureMessage,
+            @Nullable String subagentsJson,
+            @Nullable String toolsCalledJson,
+            long inputTokens,
+            long outputTokens,
+            int iterations,
+            String submittedBy,
+            @Nullable String idempotencyKey,
+            @Nullable String requestHash,
+            @Nullable String traceId,
+            @Nullable String checkpoint,
+            int resumeCount,
+            Instant createdAt,
+            @Nullable Instant startedAt,
+            @Nullable Instant finishedAt,
+            Instant updatedAt,
+            @Nullable String retryOf,
+            int priority,
+            @Nullable Instant deadline,
+            double cost,
+            @Nullable Double maxCost,
+            @Nullable String submittedByKey) {
+        this(
+                id,
+                agent,
+                input,
+                context,
+                status,
+                result,
+                failureCategory,
+                failureCode,
+                failureMessage,
+                subagentsJson,
+                toolsCalledJson,
+                inputTokens,
+                outputTokens,
+                iterations,
+                submittedBy,
+                idempotencyKey,
+                requestHash,
+                traceId,
+                checkpoint,
+                resumeCount,
+                createdAt,
+                startedAt,
+                finishedAt,
+                updatedAt,
+                retryOf,
+                priority,
+                deadline,
+                cost,
+                maxCost,
+                submittedByKey,
+                TeamId.DEFAULT.name());
+    }
 
     /** A run submitted by an actor without a key (the platform itself): see {@link #submitter()}. */
     public RunRecord(
@@ -205,7 +274,8 @@ public record RunRecord(
                 deadline,
                 cost,
                 max,
-                submittedByKey);
+                submittedByKey,
+                team);
     }
 
     /** The same record with these texts (input, context, result, failure message, subagents): their redacted form. */
@@ -245,6 +315,12 @@ public record RunRecord(
                 deadline,
                 cost,
                 maxCost,
-                submittedByKey);
+                submittedByKey,
+                team);
+    }
+
+    /** The team the run belongs to. */
+    public TeamId teamId() {
+        return new TeamId(team);
     }
 }

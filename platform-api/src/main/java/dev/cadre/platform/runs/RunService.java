@@ -6,6 +6,8 @@ import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.Actor;
+import dev.cadre.platform.tenancy.TeamId;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -142,7 +144,19 @@ public final class RunService {
             Actor submitter,
             @Nullable String idempotencyKey,
             Envelope envelope) {
-        return submit(agent, input, context, submitter, idempotencyKey, envelope, null, run -> {});
+        return submit(TeamId.DEFAULT, agent, input, context, submitter, idempotencyKey, envelope);
+    }
+
+    /** Accepts a run of team {@code owner}, whose callers alone will see it. */
+    public Submitted submit(
+            TeamId owner,
+            String agent,
+            String input,
+            @Nullable String context,
+            Actor submitter,
+            @Nullable String idempotencyKey,
+            Envelope envelope) {
+        return submit(owner, agent, input, context, submitter, idempotencyKey, envelope, null, run -> {});
     }
 
     /**
@@ -159,10 +173,11 @@ public final class RunService {
             Envelope envelope,
             java.util.function.Predicate<String> runnable,
             java.util.function.Consumer<RunRecord> beforeStore) {
-        return submit(agent, input, context, submitter, null, envelope, runnable, beforeStore);
+        return submit(TeamId.DEFAULT, agent, input, context, submitter, null, envelope, runnable, beforeStore);
     }
 
     private Submitted submit(
+            TeamId owner,
             String agent,
             String input,
             @Nullable String context,
@@ -246,7 +261,8 @@ public final class RunService {
                 envelope.deadline(),
                 0,
                 maxCost,
-                submitter.keyId());
+                submitter.keyId(),
+                owner.name());
         beforeStore.accept(run);
         try {
             SpanContext caller = Span.current().getSpanContext();
@@ -270,8 +286,8 @@ public final class RunService {
      * Starts a new run of an ended run's agent (or workflow) with the same input, context and
      * priority, linked to it ({@code retryOf}); 409 while the original has not ended.
      */
-    public Submitted retry(String id, Actor actor) {
-        RunRecord original = get(id);
+    public Submitted retry(TeamScope scope, String id, Actor actor) {
+        RunRecord original = get(scope, id);
         if (!original.status().terminal()) {
             throw new ApiProblem(
                             HttpStatus.CONFLICT,
@@ -281,6 +297,7 @@ public final class RunService {
                     .with("runStatus", original.status().wire());
         }
         Submitted retried = submit(
+                original.teamId(),
                 original.agent(),
                 original.input(),
                 original.context(),
@@ -310,26 +327,27 @@ public final class RunService {
         return catalog.workflow(name).filter(w -> !w.internal()).isPresent();
     }
 
-    public RunRecord get(String id) {
-        return store.find(id).orElseThrow(() -> ApiProblem.notFound("run", id));
+    /** The run {@code id} if {@code scope} sees it; 404 otherwise, exactly as for a run that never was. */
+    public RunRecord get(TeamScope scope, String id) {
+        return store.find(scope, id).orElseThrow(() -> ApiProblem.notFound("run", id));
     }
 
-    public List<RunRecord> list(RunStore.Query query) {
-        return store.list(query);
+    public List<RunRecord> list(TeamScope scope, RunStore.Query query) {
+        return store.list(scope, query);
     }
 
-    public long count(RunStore.Query query) {
-        return store.count(query);
+    public long count(TeamScope scope, RunStore.Query query) {
+        return store.count(scope, query);
     }
 
     /** Runs matching {@code query} from its {@code after} on, counted up to {@code cap}. */
-    public long countUpTo(RunStore.Query query, int cap) {
-        return store.countUpTo(query, cap);
+    public long countUpTo(TeamScope scope, RunStore.Query query, int cap) {
+        return store.countUpTo(scope, query, cap);
     }
 
-    /** Cancels a run that has not ended; 409 when it already has. */
-    public RunRecord cancel(String id, String actor) {
-        RunRecord run = get(id);
+    /** Cancels a run {@code scope} sees that has not ended; 409 when it already has. */
+    public RunRecord cancel(TeamScope scope, String id, String actor) {
+        RunRecord run = get(scope, id);
         if (run.status().terminal()) {
             throw new ApiProblem(
                             HttpStatus.CONFLICT,
@@ -361,7 +379,7 @@ public final class RunService {
                     run.iterations());
             approvals.cancelPendingOfRun(id, "run canceled by " + actor);
         }
-        return get(id);
+        return get(scope, id);
     }
 
     /**

@@ -2,6 +2,9 @@ package dev.cadre.platform.runs;
 
 import dev.cadre.platform.agents.AgentRunHistory;
 import dev.cadre.platform.security.Actor;
+import dev.cadre.platform.tenancy.AcrossTeams;
+import dev.cadre.platform.tenancy.TeamOwned;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
 import java.sql.ResultSet;
@@ -30,12 +33,13 @@ import tools.jackson.databind.json.JsonMapper;
  * methods here (the statistics ones are each one seam, to be rewritten for scale on their own).
  */
 @Repository
+@TeamOwned
 public class RunStore implements AgentRunHistory {
 
     private static final String COLUMNS = "id, agent, input, context, status, result, failure_category, failure_code,"
             + " failure_message, subagents, tools_called, input_tokens, output_tokens, iterations, submitted_by,"
             + " idempotency_key, request_hash, trace_id, checkpoint, resume_count, created_at, started_at, finished_at,"
-            + " updated_at, retry_of, priority, deadline, cost, max_cost, redacted, submitted_by_key";
+            + " updated_at, retry_of, priority, deadline, cost, max_cost, redacted, submitted_by_key, team";
 
     /** What {@code submitted_by_key} holds for a submitter that is no key (V40: the index needs a value). */
     private static final String NO_KEY = "";
@@ -141,6 +145,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Inserts a run; returns it as stored (its input and context redacted). */
+    @AcrossTeams("the run record names its own team")
     public RunRecord insert(RunRecord run) {
         return insert(run, null);
     }
@@ -152,6 +157,7 @@ public class RunStore implements AgentRunHistory {
      * as it is, with no pattern matching per read ({@code redacted} marks such rows; older ones are
      * redacted when read, see {@link #map}). Returns the run as stored.
      */
+    @AcrossTeams("the run record names its own team")
     public RunRecord insert(RunRecord run, @Nullable String traceParent) {
         RunRecord stored = run.withTexts(
                 redactor.redactInput(run.input()),
@@ -161,8 +167,8 @@ public class RunStore implements AgentRunHistory {
                 redactor.redactText(run.subagentsJson()));
         jdbc.sql("INSERT INTO cadre_run (id, agent, input, context, status, submitted_by, submitted_by_key,"
                         + " idempotency_key, request_hash, trace_id, created_at, updated_at, retry_of, priority,"
-                        + " deadline, max_cost, trace_parent, redacted)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE)")
+                        + " deadline, max_cost, trace_parent, redacted, team)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?)")
                 .params(
                         stored.id(),
                         stored.agent(),
@@ -180,18 +186,37 @@ public class RunStore implements AgentRunHistory {
                         stored.priority(),
                         ts(stored.deadline()),
                         stored.maxCost(),
-                        traceParent)
+                        traceParent,
+                        stored.team())
                 .update();
         return stored;
     }
 
     /** Adds what a model call of the run cost (one guarded increment: concurrent subagents add up). */
+    @AcrossTeams("the executor, on a run it holds")
     public void addCost(String id, double cost) {
         jdbc.sql("UPDATE cadre_run SET cost = cost + ? WHERE id = ?")
                 .params(cost, id)
                 .update();
     }
 
+    /** The run {@code id} when {@code scope} sees it: another team's run is as absent as one that never was. */
+    public Optional<RunRecord> find(TeamScope scope, String id) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_run WHERE id = ?");
+        List<Object> params = new ArrayList<>(List.of(id));
+        team(scope, sql, params);
+        return jdbc.sql(sql.toString()).params(params).query(this::map).optional();
+    }
+
+    private static void team(TeamScope scope, StringBuilder sql, List<Object> params) {
+        scope.team().ifPresent(t -> {
+            sql.append(" AND team = ?");
+            params.add(t.name());
+        });
+    }
+
+    /** The run {@code id} whatever its team: for the executor and recovery, which hold the id of a run admitted. */
+    @AcrossTeams("the executor, recovery and bookkeeping work on a run by the id they were handed")
     public Optional<RunRecord> find(String id) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE id = ?")
                 .param(id)
@@ -204,6 +229,7 @@ public class RunStore implements AgentRunHistory {
      * own whatever its name (another key of the same name never finds them); a submitter without a
      * key (the platform itself) is scoped by its name.
      */
+    @AcrossTeams("idempotency keys are scoped by the submitting key, which acts in one team")
     public Optional<RunRecord> findByIdempotencyKey(Actor submitter, String key) {
         var query = submitter.keyId() == null
                 ? jdbc.sql("SELECT " + COLUMNS + " FROM cadre_run WHERE submitted_by_key = '' AND idempotency_key = ?"
@@ -220,9 +246,10 @@ public class RunStore implements AgentRunHistory {
      * page continues after that run: the index on (…, created_at, id) is read from there, so a
      * page costs the same however deep it is, and runs arriving meanwhile cannot shift it.
      */
-    public List<RunRecord> list(Query q) {
+    public List<RunRecord> list(TeamScope scope, Query q) {
         StringBuilder sql = new StringBuilder("SELECT " + LIST_COLUMNS + " FROM cadre_run WHERE 1 = 1");
         List<Object> params = new ArrayList<>();
+        team(scope, sql, params);
         where(q, sql, params);
         after(q, sql, params);
         sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
@@ -274,9 +301,10 @@ public class RunStore implements AgentRunHistory {
      * How many runs match {@code q} from {@code q.after()} on, counting at most {@code cap}: the
      * cost is bounded by the cap, not by the history (A2A's {@code totalSize}).
      */
-    public long countUpTo(Query q, int cap) {
+    public long countUpTo(TeamScope scope, Query q, int cap) {
         StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM (SELECT id FROM cadre_run WHERE 1 = 1");
         List<Object> params = new ArrayList<>();
+        team(scope, sql, params);
         where(q, sql, params);
         after(q, sql, params);
         sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?) capped");
@@ -296,9 +324,10 @@ public class RunStore implements AgentRunHistory {
         }
     }
 
-    public long count(Query q) {
+    public long count(TeamScope scope, Query q) {
         StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM cadre_run WHERE 1 = 1");
         List<Object> params = new ArrayList<>();
+        team(scope, sql, params);
         where(q, sql, params);
         return jdbc.sql(sql.toString()).params(params).query(Long.class).single();
     }
@@ -330,6 +359,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Runs not yet in a terminal state, oldest first. */
+    @AcrossTeams("recovery after a restart resumes every team's runs")
     public List<RunRecord> unfinished() {
         return jdbc.sql("SELECT " + COLUMNS
                         + " FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
@@ -339,6 +369,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Moves a run between states; false when it was not in one of {@code from}. */
+    @AcrossTeams("the executor, on a run it holds")
     public boolean transition(String id, Collection<RunStatus> from, RunStatus to) {
         StringBuilder sql = new StringBuilder("UPDATE cadre_run SET status = ?, updated_at = ?");
         List<Object> params = new ArrayList<>(List.of(to.wire(), ts(clock.instant())));
@@ -358,6 +389,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Stores the root loop's checkpoint and progress; false when the lease was lost (fenced out). */
+    @AcrossTeams("the executor, on a run it holds")
     public boolean checkpoint(Lease lease, String checkpoint, int iterations, long inputTokens, long outputTokens) {
         Instant now = clock.instant();
         return jdbc.sql("UPDATE cadre_run SET checkpoint = ?, checkpoint_at = ?, iterations = ?, input_tokens = ?,"
@@ -377,6 +409,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Records how a run ended, unless it already ended (first outcome wins) or {@code lease} was lost. */
+    @AcrossTeams("the executor and cancellation, on a run already found in its scope")
     public boolean finish(
             @Nullable Lease lease,
             String id,
@@ -424,6 +457,7 @@ public class RunStore implements AgentRunHistory {
      * key refuses a second, ever), the events, and the terminal status — all of it or none. False,
      * with nothing stored, when the run already ended or {@code lease} was lost.
      */
+    @AcrossTeams("the executor, on a run it holds")
     public boolean finishWithEnding(
             @Nullable Lease lease,
             String id,
@@ -462,6 +496,7 @@ public class RunStore implements AgentRunHistory {
      * {@link #expire} with the run's {@code error} event ({@code storeEvents}) in the same
      * transaction, as {@link #finishWithEnding} stores any ending: a crash leaves both or neither.
      */
+    @AcrossTeams("the deadline sweep ends every team's runs past their deadline")
     public boolean expireWithEnding(
             RunRecord run,
             @Nullable String staleOwner,
@@ -503,6 +538,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** The type of the run's recorded ending ({@code done} or {@code error}), if it has one. */
+    @AcrossTeams("the executor, on a run it holds")
     public java.util.Optional<String> ending(String id) {
         return jdbc.sql("SELECT type FROM cadre_run_ending WHERE run_id = ?")
                 .param(id)
@@ -516,6 +552,7 @@ public class RunStore implements AgentRunHistory {
      * One guarded UPDATE: of several instances trying, one succeeds; a run whose executor took its
      * lease first is left to that executor (which fails it on the deadline itself).
      */
+    @AcrossTeams("the deadline sweep ends every team's runs past their deadline")
     public boolean expire(
             RunRecord run,
             @Nullable String staleOwner,
@@ -541,6 +578,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Live runs past their deadline that nobody holds a live lease on (queued, or their executor died). */
+    @AcrossTeams("the deadline sweep ends every team's runs past their deadline")
     public List<String> pastDeadline(int limit) {
         Instant now = clock.instant();
         return jdbc.sql("SELECT id FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
@@ -645,6 +683,7 @@ public class RunStore implements AgentRunHistory {
      * Takes the lease of a live run if nobody holds it, it expired, or this owner holds it already
      * ({@code force}: regardless — only for a single instance recovering its own runs).
      */
+    @AcrossTeams("the executor, on a run it holds")
     public Optional<Lease> acquireLease(String id, String owner, java.time.Duration ttl, boolean force) {
         Instant now = clock.instant();
         int n = jdbc.sql(
@@ -669,6 +708,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Extends the leases this owner still holds; returns the run ids whose lease it lost. */
+    @AcrossTeams("the executor, on runs it holds")
     public List<String> renewLeases(Collection<Lease> leases, java.time.Duration ttl) {
         List<String> lost = new ArrayList<>();
         Instant now = clock.instant();
@@ -688,6 +728,7 @@ public class RunStore implements AgentRunHistory {
      * Live runs nobody holds a valid lease on (never started, or their executor died), untouched
      * for {@code minAge}; with {@code alsoOwnedBy}, also those that owner held (its previous process).
      */
+    @AcrossTeams("recovery resumes every team's orphaned runs")
     public List<String> orphans(java.time.Duration minAge, @Nullable String alsoOwnedBy, int limit) {
         Instant now = clock.instant();
         return jdbc.sql("SELECT id FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')"
@@ -705,6 +746,7 @@ public class RunStore implements AgentRunHistory {
      * As {@link #orphans(java.time.Duration, String, int)}, a page at a time: those after {@code after}
      * (null: from the oldest), so the sweep can walk past runs it finds still held by this instance.
      */
+    @AcrossTeams("recovery resumes every team's orphaned runs")
     public List<Orphan> orphans(
             java.time.Duration minAge, @Nullable String alsoOwnedBy, @Nullable Orphan after, int limit) {
         Instant now = clock.instant();
@@ -728,6 +770,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Whether {@code lease} is still the current one (no newer executor took the run). */
+    @AcrossTeams("the executor, on a run it holds")
     public boolean holds(Lease lease) {
         return jdbc.sql("SELECT COUNT(*) FROM cadre_run WHERE id = ? AND owner = ? AND lease_version = ?")
                         .params(lease.runId(), lease.owner(), lease.version())
@@ -736,12 +779,14 @@ public class RunStore implements AgentRunHistory {
                 == 1;
     }
 
+    @AcrossTeams("recovery, on a run it resumes")
     public void incrementResumeCount(String id) {
         jdbc.sql("UPDATE cadre_run SET resume_count = resume_count + 1, updated_at = ? WHERE id = ?")
                 .params(ts(clock.instant()), id)
                 .update();
     }
 
+    @AcrossTeams("the executor, on a run it holds")
     public Optional<String> traceParent(String id) {
         return jdbc.sql("SELECT trace_parent FROM cadre_run WHERE id = ? AND trace_parent IS NOT NULL")
                 .param(id)
@@ -749,6 +794,7 @@ public class RunStore implements AgentRunHistory {
                 .optional();
     }
 
+    @AcrossTeams("the executor, on a run it holds")
     public void setTraceId(String id, String traceId) {
         jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ?")
                 .params(traceId, id)
@@ -756,6 +802,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Sets the run's trace id from its root span unless it has one (the trace store's first word wins). */
+    @AcrossTeams("the executor, on a run it holds")
     public void setTraceIdIfAbsent(String id, String traceId) {
         jdbc.sql("UPDATE cadre_run SET trace_id = ? WHERE id = ? AND trace_id IS NULL")
                 .params(traceId, id)
@@ -767,6 +814,7 @@ public class RunStore implements AgentRunHistory {
      * on an hour: the ended runs from their hourly rollups, the live ones (few, on the status
      * index) from their rows, streamed.
      */
+    @AcrossTeams("platform-wide statistics, like the Prometheus metrics")
     public RunStatistics.Window windowStatistics(Instant from, Instant to) {
         RunStatistics.WindowTally tally = new RunStatistics.WindowTally(from, to);
         rollups.addWindow(from, to, tally);
@@ -887,6 +935,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** How many runs are waiting, working or waiting for input, over all time. */
+    @AcrossTeams("platform-wide statistics, like the Prometheus metrics")
     public RunStatistics.Live liveCounts() {
         Map<String, Long> live = new java.util.LinkedHashMap<>();
         jdbc.sql(
@@ -902,12 +951,14 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Delegations made and received per agent by the runs submitted in {@code [from, to]}, by agent name. */
+    @AcrossTeams("platform-wide statistics, like the Prometheus metrics")
     public List<RunStatistics.AgentDelegations> delegationStatistics(Instant from, Instant to) {
         return rollups.delegations(from, to);
     }
 
     /** From the per-agent rollup row: one primary-key lookup however many runs the agent had. */
     @Override
+    @AcrossTeams("an agent definition's history across the teams that run it")
     public AgentRunHistory.Outcomes outcomesOf(String agent) {
         return rollups.outcomesOf(agent);
     }
@@ -970,13 +1021,15 @@ public class RunStore implements AgentRunHistory {
                 // Stored sums of doubles drift (0.001 + 0.000048): the record shows micro-units.
                 dev.cadre.agent.model.Costs.round(rs.getDouble("cost")),
                 rs.getObject("max_cost") == null ? null : rs.getDouble("max_cost"),
-                NO_KEY.equals(rs.getString("submitted_by_key")) ? null : rs.getString("submitted_by_key"));
+                NO_KEY.equals(rs.getString("submitted_by_key")) ? null : rs.getString("submitted_by_key"),
+                rs.getString("team"));
     }
 
     /**
      * When the oldest cadre_run row in {@code status} was created, for the age gauges the shipped
      * alerts read; one lookup on the {@code (status, created_at)} index.
      */
+    @AcrossTeams("platform-wide gauges for the shipped alerts")
     public Optional<Instant> oldestCreatedAt(String status) {
         return jdbc.sql("SELECT MIN(created_at) FROM cadre_run WHERE status = ?")
                 .param(status)
@@ -996,6 +1049,7 @@ public class RunStore implements AgentRunHistory {
      * Ended runs submitted (and ended) before {@code before}, in submission order after the run
      * {@code after} (null: from the oldest), at most {@code limit}; on the {@code created_at} index.
      */
+    @AcrossTeams("retention removes every team's expired runs")
     public List<Expired> expired(Instant before, @Nullable Expired after, int limit) {
         List<Object> params = new ArrayList<>(List.of(ts(before), ts(before)));
         if (after != null) {
@@ -1016,6 +1070,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Removes these runs if they are still ended (a run never leaves a terminal state; the guard is cheap). */
+    @AcrossTeams("retention removes every team's expired runs")
     public int deleteEnded(Collection<String> ids) {
         if (ids.isEmpty()) {
             return 0;
@@ -1027,6 +1082,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Ids of the runs not yet ended: retention keeps them and everything of theirs. */
+    @AcrossTeams("retention keeps every team's live runs")
     public java.util.Set<String> liveRunIds() {
         return new java.util.HashSet<>(
                 jdbc.sql("SELECT id FROM cadre_run WHERE status IN ('submitted', 'working', 'input-required')")
@@ -1035,6 +1091,7 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** When the oldest stored run was submitted. */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public Optional<Instant> oldestRunAt() {
         return jdbc.sql("SELECT MIN(created_at) FROM cadre_run")
                 .query(java.time.OffsetDateTime.class)
@@ -1053,11 +1110,13 @@ public class RunStore implements AgentRunHistory {
     }
 
     /** Bytes on disk of the table (with indexes, TOAST and partitions); empty where the database cannot tell (H2). */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public java.util.OptionalLong sizeBytes() {
         return size.bytes();
     }
 
     /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public void reclaimSpace() {
         size.whereMeasurable(() ->
                 jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());
@@ -1067,11 +1126,13 @@ public class RunStore implements AgentRunHistory {
      * Retention: removes the run statistics' hourly rollup rows of hours before {@code before}
      * (the all-time per-agent outcomes stay); returns how many rows went.
      */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public long trimRollups(Instant before) {
         return rollups.trimBefore(before);
     }
 
     /** How many runs are stored (any status): one count of the primary key, for the storage budget. */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public long storedRuns() {
         return jdbc.sql("SELECT COUNT(*) FROM cadre_run").query(Long.class).single();
     }

@@ -15,6 +15,7 @@ import dev.cadre.platform.approvals.RunSubmitters;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.ApiKeyService;
 import dev.cadre.platform.security.Role;
+import dev.cadre.platform.tenancy.TeamScope;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,7 +36,8 @@ class RunsConfiguration {
     /** Who submitted a run, for the approvals' separation of duties (approvals must not depend on runs). */
     @Bean
     RunSubmitters runSubmitters(RunService runs) {
-        return runId -> runs.get(runId).submitter();
+        return runId -> runs.get(TeamScope.allTeams("the submitter of an approval's run"), runId)
+                .submitter();
     }
 
     /** Builds the run rollups from the runs stored before V8, once, before any run executes. */

@@ -4,10 +4,12 @@ import dev.cadre.agent.tool.output.ToolOutputInfo;
 import dev.cadre.agent.tool.output.ToolOutputPage;
 import dev.cadre.agent.tool.output.ToolOutputs;
 import dev.cadre.platform.runs.RunService;
+import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -58,8 +60,9 @@ class ToolOutputController {
             @PathVariable String handle,
             @RequestParam(defaultValue = "0") long offset,
             @RequestParam(defaultValue = "200") int limit,
-            @RequestParam(required = false) @Nullable String grep) {
-        runs.get(id); // 404 for an unknown run, before anything about its outputs
+            @RequestParam(required = false) @Nullable String grep,
+            @AuthenticationPrincipal CadrePrincipal caller) {
+        runs.get(caller.scope(), id); // 404 for an unknown run, before anything about its outputs
         if (offset < 0) {
             throw ApiProblem.badField("offset", "must not be negative").with("parameter", "offset");
         }

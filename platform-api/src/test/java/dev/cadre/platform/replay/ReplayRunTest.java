@@ -116,7 +116,7 @@ class ReplayRunTest extends OpsPlatformTestBase {
                 .isEqualTo(1.0);
 
         String runId = c.get("runId").asString();
-        RunRecord run = runs.get(runId);
+        RunRecord run = runs.get(dev.cadre.platform.tenancy.TeamScope.allTeams("test"), runId);
         IncidentCase observed = recorder.record(run, "again", IncidentCase.Expectations.NONE);
         assertThat(observed.findings()).isEqualTo(recorded.findings());
         assertThat(observed.actions()).isEqualTo(recorded.actions());
@@ -186,7 +186,9 @@ class ReplayRunTest extends OpsPlatformTestBase {
         assertThat(c.get("score").get("deviations"))
                 .singleElement()
                 .satisfies(d -> assertThat(d.asString()).startsWith("no recorded decision for runbook_execute "));
-        RunRecord run = runs.get(c.get("runId").asString());
+        RunRecord run = runs.get(
+                dev.cadre.platform.tenancy.TeamScope.allTeams("test"),
+                c.get("runId").asString());
         IncidentCase observed = recorder.record(run, "again", IncidentCase.Expectations.NONE);
         assertThat(observed.decisions()).singleElement().satisfies(d -> {
             assertThat(d.decision()).isEqualTo("rejected");
@@ -218,7 +220,10 @@ class ReplayRunTest extends OpsPlatformTestBase {
         JsonNode ended = awaitStatus(runId, "completed|failed|canceled|rejected");
 
         assertThat(ended.get("status").asString()).as(ended.toString()).isEqualTo("completed");
-        IncidentCase observed = recorder.record(runs.get(runId), "again", IncidentCase.Expectations.NONE);
+        IncidentCase observed = recorder.record(
+                runs.get(dev.cadre.platform.tenancy.TeamScope.allTeams("test"), runId),
+                "again",
+                IncidentCase.Expectations.NONE);
         assertThat(observed.actions()).isEqualTo(recorded.actions());
         assertThat(observed.result()).isEqualTo(recorded.result());
         assertThat(executions()).isZero();
@@ -248,7 +253,10 @@ class ReplayRunTest extends OpsPlatformTestBase {
         JsonNode ended = awaitStatus(runId, "completed|failed|canceled|rejected");
 
         assertThat(ended.get("status").asString()).as(ended.toString()).isEqualTo("completed");
-        IncidentCase observed = recorder.record(runs.get(runId), "again", IncidentCase.Expectations.NONE);
+        IncidentCase observed = recorder.record(
+                runs.get(dev.cadre.platform.tenancy.TeamScope.allTeams("test"), runId),
+                "again",
+                IncidentCase.Expectations.NONE);
         assertThat(observed.subagents().stream().map(IncidentCase.Subagent::worker))
                 .doesNotContain("cpu-inspector")
                 .contains("memory-inspector");

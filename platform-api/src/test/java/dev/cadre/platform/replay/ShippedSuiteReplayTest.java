@@ -77,7 +77,10 @@ class ShippedSuiteReplayTest extends SuiteHarness {
             assertThat(c.passed()).as(c.score().toString()).isTrue();
 
             IncidentCase recorded = committed(c.caseName());
-            IncidentCase observed = recorder.record(runs.get(c.runId()), c.caseName(), IncidentCase.Expectations.NONE);
+            IncidentCase observed = recorder.record(
+                    runs.get(dev.cadre.platform.tenancy.TeamScope.allTeams("test"), c.runId()),
+                    c.caseName(),
+                    IncidentCase.Expectations.NONE);
             assertThat(observed.findings()).as(c.caseName()).isEqualTo(recorded.findings());
             assertThat(observed.incident()).as(c.caseName()).isEqualTo(recorded.incident());
             assertThat(observed.actions()).as(c.caseName()).isEqualTo(recorded.actions());

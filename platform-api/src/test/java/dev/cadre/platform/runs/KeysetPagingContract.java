@@ -139,7 +139,9 @@ abstract class KeysetPagingContract {
     @Test
     void theListReadsNoCheckpoint() {
         String id = insert(Instant.now().minusSeconds(5), RunStatus.COMPLETED, "checkpoint check");
-        List<RunRecord> page = store.list(new RunStore.Query(null, agent, null, null, null, 0, 10));
+        List<RunRecord> page = store.list(
+                dev.cadre.platform.tenancy.TeamScope.allTeams("test"),
+                new RunStore.Query(null, agent, null, null, null, 0, 10));
         assertThat(page).extracting(RunRecord::id).containsExactly(id);
         assertThat(page.getFirst().checkpoint()).isNull();
     }

@@ -67,6 +67,7 @@ class KeysetPagingPostgresTest extends KeysetPagingContract {
                 long[] read = new long[1];
                 var page = transaction.execute(status -> {
                     var runs = store.list(
+                            dev.cadre.platform.tenancy.TeamScope.allTeams("test"),
                             new RunStore.Query(null, null, null, null, "zzq-no-run-holds-this", null, 0, 50));
                     read[0] = rowsRead(jdbc);
                     return runs;
@@ -79,7 +80,9 @@ class KeysetPagingPostgresTest extends KeysetPagingContract {
                 assertThat(read[0]).as("rows of cadre_run read by the search").isLessThan(1000);
                 // A common term still pages from the newest run, without reading the history.
                 var common = transaction.execute(status -> {
-                    var runs = store.list(new RunStore.Query(null, null, null, null, "disk usage", null, 0, 50));
+                    var runs = store.list(
+                            dev.cadre.platform.tenancy.TeamScope.allTeams("test"),
+                            new RunStore.Query(null, null, null, null, "disk usage", null, 0, 50));
                     read[0] = rowsRead(jdbc);
                     return runs;
                 });
