@@ -16,6 +16,7 @@ import jakarta.validation.constraints.Size;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
@@ -77,7 +78,9 @@ class ApprovalController {
      * either changed since). {@code executedHash} is the action the decision lets run;
      * {@code supersededBy} the request that replaced this one when the run asked for another action at
      * the same position; {@code proposedBy} who edited a request that is still pending: the edits are
-     * their proposal, and the action that runs once someone else approves it.
+     * their proposal, and the action that runs once someone else approves it. The words a person reads
+     * sit beside the structured form: {@code argumentsText} and {@code editedArgumentsText} are the
+     * arguments one line each ("host: web-7"), {@code planText} each call of the plan as a sentence.
      */
     record ApprovalView(
             String id,
@@ -106,7 +109,10 @@ class ApprovalController {
             @Nullable String editedArgumentsHash,
             @Nullable String executedHash,
             @Nullable String supersededBy,
-            @Nullable String proposedBy) {}
+            @Nullable String proposedBy,
+            List<String> argumentsText,
+            @Nullable List<String> editedArgumentsText,
+            @Nullable List<String> planText) {}
 
     /** Newest first; {@code nextCursor} (as {@code cursor}) continues with older requests, null on the last page. */
     record ApprovalPage(List<ApprovalView> items, @Nullable String nextCursor, boolean hasMore, int limit) {}
@@ -303,9 +309,27 @@ class ApprovalController {
         JsonNode edited = r.editedArgumentsJson() == null ? null : json.readTree(r.editedArgumentsJson());
         // The words of the action that runs if approved now: the proposed edits, else what was asked.
         ProposingTool.Words words = proposals.words(r.tool(), edited != null ? edited : arguments);
+        // Without the tool's own words, a sentence built from the action; a request that is not a
+        // tool's call (a tie-break, a result review) says what it asks in its own words.
         String headline = words != null
                 ? words.headline()
-                : r.what() != null && !r.what().isBlank() ? r.what() : r.tool() + " " + arguments;
+                : proposals.isTool(r.tool()) || r.what() == null || r.what().isBlank()
+                        ? ActionWords.sentence(r.tool(), redactor.redact(edited != null ? edited : arguments))
+                        : r.what();
+        JsonNode plan = r.planJson() == null ? null : json.readTree(r.planJson());
+        List<String> planText = null;
+        if (plan != null && plan.isArray()) {
+            planText = new ArrayList<>();
+            for (JsonNode item : plan) {
+                planText.add(
+                        item.isString()
+                                ? ActionWords.planItem(item.asString(), redactor::redact, (tool, args) -> {
+                                    ProposingTool.Words w = proposals.words(tool, args);
+                                    return w == null ? null : w.headline();
+                                })
+                                : ActionWords.sentence("step", redactor.redact(item)));
+            }
+        }
         // Whatever an approval shows goes out redacted as a whole (issue 23: why and plan were not).
         return redactor.redacted(
                 new ApprovalView(
@@ -321,7 +345,7 @@ class ApprovalController {
                         r.what(),
                         r.why(),
                         r.confidence(),
-                        r.planJson() == null ? null : json.readTree(r.planJson()),
+                        plan,
                         r.status(),
                         edited,
                         r.comment(),
@@ -335,7 +359,11 @@ class ApprovalController {
                         r.editedArgumentsJson() == null ? null : r.executedHash(),
                         r.executedHash(),
                         r.supersededBy(),
-                        r.proposedBy()),
+                        r.proposedBy(),
+                        // Lines of text escape the redaction by key name the JSON gets: made from it.
+                        ActionWords.argumentLines(redactor.redact(arguments)),
+                        edited == null ? null : ActionWords.argumentLines(redactor.redact(edited)),
+                        planText),
                 ApprovalView.class);
     }
 }

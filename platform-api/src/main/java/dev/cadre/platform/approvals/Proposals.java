@@ -128,6 +128,11 @@ class Proposals {
         }
     }
 
+    /** Whether {@code name} is a tool the platform has (a tie-break or a result review is not). */
+    boolean isTool(String name) {
+        return tool(name) != null;
+    }
+
     /** The tool's words for these arguments, or null when it has none (or cannot say). */
     ProposingTool.@Nullable Words words(String toolName, JsonNode arguments) {
         if (!(tool(toolName) instanceof ProposingTool proposing)) {
