@@ -10,6 +10,7 @@ const PAGES = {
   runs: () => import('./pages/runs.js'),
   run: () => import('./pages/run.js'),
   approvals: () => import('./pages/approvals.js'),
+  approval: () => import('./pages/approval.js'),
   memory: () => import('./pages/memory.js'),
   agents: () => import('./pages/agents.js'),
   submit: () => import('./pages/submit.js'),
@@ -31,6 +32,8 @@ function parseHash() {
   let page = parts[0] || 'incidents';
   if (page === 'runs' && parts[1]) page = 'run';
   if (page === 'incidents' && parts[1]) page = 'incident';
+  // Notifications link here (cadre.public-url + /#/approvals/<id>): the one approval they are about.
+  if (page === 'approvals' && parts[1]) page = 'approval';
   return { page, parts, params };
 }
 
@@ -43,7 +46,8 @@ async function route() {
   setMenu(false);
   document.querySelectorAll('#nav a').forEach((a) => {
     const active = a.dataset.page === r.page || (r.page === 'run' && a.dataset.page === 'runs')
-      || (r.page === 'incident' && a.dataset.page === 'incidents');
+      || (r.page === 'incident' && a.dataset.page === 'incidents')
+      || (r.page === 'approval' && a.dataset.page === 'approvals');
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   });
   if (!load) {

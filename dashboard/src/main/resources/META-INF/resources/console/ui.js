@@ -175,6 +175,82 @@ export function pretty(value) {
   return JSON.stringify(value, null, 2);
 }
 
+/**
+ * JSON text cut at a budget, closed again so what was captured can still be read: the open string
+ * and brackets are closed, a dangling key or comma dropped. Null when it is not JSON at all.
+ */
+export function lenientJson(text) {
+  const t = String(text ?? '').trim();
+  if (!/^[[{]/.test(t)) return null;
+  try { return { value: JSON.parse(t), cut: false }; } catch { /* maybe cut short */ }
+  const stack = [];
+  let inString = false;
+  let escaped = false;
+  for (const c of t) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
+    else if (c === '}' || c === ']') stack.pop();
+  }
+  let body = t.replace(/(\\|\\u[0-9a-fA-F]{0,3})$/, '');
+  if (inString) body += '"';
+  const close = stack.reverse().join('');
+  // A cut inside a value, after a key, or after a comma: try the text as it is, then without its tail.
+  for (const candidate of [body, body.replace(/,\s*"[^"]*"\s*:?\s*$/, ''), body.replace(/[,:]\s*$/, ''), body.replace(/,?\s*"[^"]*"?\s*:\s*("[^"]*"?)?\s*$/, ''), body.replace(/,?\s*"[^"]*"\s*:\s*[^,{}[\]"]*$/, ''), body.replace(/,?\s*[^,{}[\]"]*$/, '')]) {
+    try { return { value: JSON.parse(candidate + close), cut: true }; } catch { /* next */ }
+  }
+  return null;
+}
+
+function words(key) {
+  return String(key).replace(/[_-]/g, ' ').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+function readableValue(v, depth) {
+  if (v === null || v === undefined) return h('span', { class: 'muted' }, 'none');
+  if (typeof v !== 'object') {
+    const s = String(v);
+    const inner = typeof v === 'string' && depth < 4 ? lenientJson(s) : null;
+    if (inner && typeof inner.value === 'object' && inner.value !== null) return readableValue(inner.value, depth + 1);
+    return s.includes('\n') ? markdown(s) : s;
+  }
+  if (Array.isArray(v)) {
+    if (!v.length) return h('span', { class: 'muted' }, 'none');
+    if (v.every((x) => x === null || typeof x !== 'object')) return v.map((x) => String(x ?? 'none')).join(', ');
+    return h('ol', {}, v.map((x) => h('li', {}, readableValue(x, depth + 1))));
+  }
+  const entries = Object.entries(v);
+  if (!entries.length) return h('span', { class: 'muted' }, 'nothing');
+  // A worker's {"status":"ok","summary":…} wrapper reads as its summary.
+  if (typeof v.summary === 'string' && typeof v.status === 'string' && entries.every(([k]) => ['status', 'summary', 'degraded'].includes(k))) {
+    return v.status === 'ok' ? readableValue(v.summary, depth + 1) : [h('strong', {}, v.status), ' — ', readableValue(v.summary, depth + 1)];
+  }
+  return h('dl', { class: 'kv readable-kv' }, entries.map(([k, x]) => [h('dt', {}, words(k)), h('dd', {}, readableValue(x, depth + 1))]));
+}
+
+/**
+ * A value for a person to read — a JSON object or text (JSON text, even cut short at a budget, is
+ * read as JSON): objects as name/value lists, lists as lists, text as Markdown; never braces.
+ */
+export function readable(value, attrs = {}) {
+  const root = h('div', { ...attrs, class: `readable ${attrs.class || ''}`.trim() });
+  if (typeof value === 'string') {
+    const parsed = lenientJson(value);
+    if (!parsed) {
+      // Not JSON even cut short: text stays text; a broken structure is kept, folded, for who needs it.
+      return clear(root, /^\s*[[{]/.test(value)
+        ? h('details', {}, h('summary', {}, 'As captured (not readable as a structure)'), h('pre', {}, value))
+        : markdown(value));
+    }
+    clear(root, readableValue(parsed.value, 0), parsed.cut ? h('p', { class: 'muted' }, '… cut short when it was captured') : null);
+    return root;
+  }
+  return clear(root, readableValue(value, 0));
+}
+
 /** A disabled action with the reason visible, for roles that may only read. */
 export function guard(button, ctx, what = 'this') {
   if (!ctx.canOperate) {

@@ -5,7 +5,7 @@
 // card shows; when the approval changed since (someone proposed other edits), the server answers 409 and
 // the card is drawn again from the approval as it is now, to be decided again.
 import { get, post } from '../api.js';
-import { h, clear, statusBadge, timeTag, errorBox, toast, guard, pretty, every, esc, ago, viewerNote } from '../ui.js';
+import { h, clear, statusBadge, timeTag, errorBox, toast, guard, pretty, readable, every, esc, ago, viewerNote } from '../ui.js';
 
 function left(seconds) {
   if (seconds <= 0) return 'expired';
@@ -30,6 +30,18 @@ export function checkArguments(text) {
 /** The hashes of what a card shows: an approval covers exactly that (409 when it changed since). */
 export function seenHashes(a) {
   return { argumentsHash: a.argumentsHash || undefined, editedArgumentsHash: a.editedArgumentsHash || undefined };
+}
+
+/**
+ * Bound arguments one line each ("host: web-7"), as the server wrote them; the exact JSON, which is
+ * what an edit starts from, folded below.
+ */
+function argumentList(lines, json, kind) {
+  const items = Array.isArray(lines) ? lines : null;
+  return h('div', { class: `arguments ${kind}` },
+    items ? h('ul', { class: `argument-lines ${kind}-lines` }, items.length ? items.map((l) => h('li', {}, l)) : h('li', { class: 'muted' }, 'no arguments'))
+      : readable(json),
+    h('details', { class: 'as-json' }, h('summary', {}, 'As JSON'), h('pre', { class: kind }, pretty(json))));
 }
 
 export function approvalCard(a, ctx, onDone, notice) {
@@ -91,6 +103,8 @@ export function approvalCard(a, ctx, onDone, notice) {
   abort.addEventListener('click', () => decide('abort'));
 
   const details = Array.isArray(a.details) ? a.details : [];
+  // The plan in words (each call a sentence); the structured plan stays in the API beside it.
+  const plan = Array.isArray(a.planText) ? a.planText : Array.isArray(a.plan) ? a.plan : [];
   const card = h('article', { class: 'card approval', 'data-approval': a.id, 'data-arguments-hash': a.argumentsHash || '', 'aria-labelledby': `${uid}-h` },
     notice ? h('p', { class: 'field-error approval-changed', role: 'alert' }, notice) : null,
     h('div', { class: 'row' },
@@ -102,13 +116,14 @@ export function approvalCard(a, ctx, onDone, notice) {
       h('dt', {}, 'Why'), h('dd', {}, a.why || h('span', { class: 'muted' }, 'no reason given')),
       h('dt', {}, 'Confidence'), h('dd', {}, a.confidence == null ? '—'
         : [h('span', { class: 'confidence', role: 'img', 'aria-label': `${Math.round(a.confidence * 100)} percent` }, h('span', { style: { width: `${a.confidence * 100}%` } })), ` ${Math.round(a.confidence * 100)} %`]),
-      h('dt', {}, 'Plan'), h('dd', {}, a.plan?.length ? h('ol', { style: { margin: 0, paddingLeft: '1.2rem' } }, a.plan.map((s) => h('li', {}, typeof s === 'string' ? s : JSON.stringify(s)))) : '—'),
+      h('dt', {}, 'Plan'), h('dd', {}, plan.length ? h('ol', { class: 'plan', style: { margin: 0, paddingLeft: '1.2rem' } }, plan.map((s) => h('li', {}, typeof s === 'string' ? s : readable(s)))) : '—'),
       h('dt', {}, 'Run'), h('dd', {}, h('a', { href: `#/runs/${esc(a.runId)}` }, a.runId), ' · session ', h('code', {}, a.sessionId)),
       h('dt', {}, 'Asked'), h('dd', {}, timeTag(a.createdAt), ` (${ago(a.createdAt)}), expires `, timeTag(a.expiresAt))),
-    h('h3', {}, a.status === 'pending' ? 'Bound arguments: what runs if you approve as proposed' : 'Proposed arguments'), h('pre', { class: 'proposed' }, pretty(a.arguments)),
+    h('h3', {}, a.status === 'pending' ? 'Bound arguments: what runs if you approve as proposed' : 'Proposed arguments'),
+    argumentList(a.argumentsText, a.arguments, 'proposed'),
     a.editedArguments ? [h('h3', {}, a.status === 'pending'
       ? `Edits proposed by ${a.proposedBy || '—'}: what runs once another operator approves`
-      : 'Edited arguments (what ran instead)'), h('pre', { class: 'edited' }, pretty(a.editedArguments))] : null,
+      : 'Edited arguments (what ran instead)'), argumentList(a.editedArgumentsText, a.editedArguments, 'edited')] : null,
     a.status === 'pending' ? [
       h('div', { class: 'field' },
         h('label', { for: `${uid}-args` }, 'Edited arguments (optional)'),

@@ -1,10 +1,12 @@
 // One incident: what it is about, who owns it, what to decide now (its runs' pending approvals,
 // inline, with the exact action), what was done and with what verified outcome, and the timeline.
 // Acknowledge / assign / comment / resolve / reopen for operators. Live over the incident's stream.
+// Similar past incidents (what caused and fixed them) sit beside the evidence.
 import { get, post } from '../api.js';
 import { h, clear, statusBadge, errorBox, esc, ago, timeTag, toast, guard, viewerNote, pretty } from '../ui.js';
 import { approvalCard } from './approvals.js';
 import { severityBadge, targetText, followIncidents, liveState } from './incidents.js';
+import { similarPanel } from './similar.js';
 
 const KIND_WORD = {
   opened: 'Opened', sighting: 'Seen again', escalated: 'Escalated', run_started: 'Run started', findings: 'Findings',
@@ -107,6 +109,8 @@ export async function render(root, route, ctx) {
       h('section', { 'aria-labelledby': 'tl-h' }, h('div', { class: 'row' }, h('h2', { id: 'tl-h' }, 'Timeline'), live), timeline),
       h('div', {},
         h('section', { 'aria-labelledby': 'ev-h' }, h('h2', { id: 'ev-h' }, 'Evidence'), evidence),
+        // Past incidents like this one with their root cause and fix: evidence for whoever decides.
+        similarPanel(id),
         h('section', { 'aria-labelledby': 'rm-h' }, h('h2', { id: 'rm-h' }, 'Remediations'), remediations),
         h('section', { 'aria-labelledby': 'rn-h' }, h('h2', { id: 'rn-h' }, 'Runs'), runs),
         h('section', { 'aria-labelledby': 'nt-h' }, h('h2', { id: 'nt-h' }, 'Notifications'), notifications))));

@@ -1,7 +1,7 @@
 // Run detail: facts, the live call chain (stored spans merged with the SSE events of work still in
 // progress), node details, pending approvals of this run, the answer and each subagent's outcome.
 import { get, post, followRun } from '../api.js';
-import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, markdown, TERMINAL, esc, every } from '../ui.js';
+import { h, clear, statusBadge, categoryBadge, replayBadge, fmtDuration, fmtNum, timeTag, errorBox, toast, guard, kv, pretty, markdown, readable, TERMINAL, esc, every } from '../ui.js';
 import { CallTree, failed } from '../calltree.js';
 import { approvalCard } from './approvals.js';
 import { caseSection } from './runcase.js';
@@ -192,10 +192,10 @@ export async function render(root, route, ctx) {
       ]),
       n.error ? [h('h3', {}, 'Error'), h('div', { class: 'error-box' }, n.error)] : null,
       h('h3', {}, call ? 'Task (redacted)' : 'Input (redacted)'),
-      input ? h('pre', { class: 'node-input' }, pretty(input))
+      input ? readable(input, { class: 'node-input' })
         : h('p', { class: 'muted' }, n.kind === 'model' ? 'Model calls keep no content in spans.' : 'Not captured (cadre.tracing.capture-content is off).'),
       h('h3', {}, call ? 'Answer to the orchestrator (redacted)' : 'Output (redacted)'),
-      output ? h('pre', { class: 'node-output' }, pretty(output))
+      output ? readable(output, { class: 'node-output' })
         : h('p', { class: 'muted' }, n.status === 'running' ? 'Still running.' : n.kind === 'model' ? 'Tokens above; no content kept.' : 'Not captured.'),
       n.outputHandle ? fullOutput(n) : null);
   }
