@@ -47,6 +47,7 @@ class AlertmanagerController {
             @Value("${cadre.integrations.alertmanager.routes:}") List<String> routes,
             @Value("${cadre.integrations.alertmanager.max-alerts-per-delivery:100}") int maxAlertsPerDelivery,
             @Value("${cadre.integrations.alertmanager.new-incidents-per-minute:120}") int newIncidentsPerMinute,
+            @Value("${cadre.integrations.alertmanager.repeats-per-minute:600}") int repeatsPerMinute,
             @Value("${cadre.integrations.alertmanager.kubernetes-agent:k8s-orchestrator}") String kubernetesAgent,
             AgentCatalog catalog,
             Clock clock,
@@ -56,7 +57,9 @@ class AlertmanagerController {
         String k8s = kubernetesAgent.isBlank() || !catalog.runnable(kubernetesAgent) ? null : kubernetesAgent;
         this.intake = new AlertmanagerIntake(incidents, runs, json, agent, routes(routes, catalog), k8s);
         this.limits = new IntakeLimits(
-                new IntakeLimits.Settings(maxAlertsPerDelivery, newIncidentsPerMinute), clock, registry);
+                new IntakeLimits.Settings(maxAlertsPerDelivery, newIncidentsPerMinute, repeatsPerMinute),
+                clock,
+                registry);
     }
 
     /**
@@ -94,8 +97,10 @@ class AlertmanagerController {
             description = "Opens or finds the incident of each alert and starts one triage run per new incident."
                     + " A delivery is admitted whole or refused whole: more alerts than"
                     + " cadre.integrations.alertmanager.max-alerts-per-delivery (413), or more new incidents than"
-                    + " the key's cadre.integrations.alertmanager.new-incidents-per-minute allows now (429 with"
-                    + " Retry-After).")
+                    + " the key's cadre.integrations.alertmanager.new-incidents-per-minute allows now, or more"
+                    + " repeats of open incidents than its cadre.integrations.alertmanager.repeats-per-minute allows"
+                    + " now (429 with Retry-After; nothing of a refused delivery is processed, so the retry loses"
+                    + " nothing).")
     @ApiResponse(
             responseCode = "200",
             description = "The alerts' incidents and the runs started for them",
@@ -107,7 +112,8 @@ class AlertmanagerController {
             content = @Content(mediaType = "application/problem+json"))
     @ApiResponse(
             responseCode = "429",
-            description = "The key opened its new-incidents-per-minute; retry after the Retry-After seconds",
+            description = "The key used its new-incidents-per-minute or repeats-per-minute; retry after the"
+                    + " Retry-After seconds",
             headers = @io.swagger.v3.oas.annotations.headers.Header(name = "Retry-After", description = "seconds"),
             content = @Content(mediaType = "application/problem+json"))
     @PostMapping(value = "/api/v1/integrations/alertmanager", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -144,21 +150,37 @@ class AlertmanagerController {
         }
         String key = principal == null ? "anonymous" : principal.keyId();
         int reserved = 0;
-        int fresh = intake.newIncidents(payload);
+        AlertmanagerIntake.Charge charge = intake.charge(payload);
+        int fresh = charge.newIncidents();
+        String keyName = principal == null ? "anonymous" : principal.name();
+        // Repeats first: a delivery refused for its repeats then holds no new-incident tokens.
+        if (limits.admitRepeats(key, charge.repeats()) instanceof IntakeLimits.Admission.RetryAfter r) {
+            throw new ApiProblem(
+                            HttpStatus.TOO_MANY_REQUESTS,
+                            "intake-rate-limited",
+                            "Too many repeats",
+                            "this delivery repeats " + charge.repeats() + " alerts of open incidents; key '" + keyName
+                                    + "' may deliver " + limits.settings().repeatsPerMinute()
+                                    + " repeats per minute (cadre.integrations.alertmanager.repeats-per-minute)"
+                                    + " and has " + (long) Math.floor(r.available()) + " left now; nothing of it was"
+                                    + " processed, retry after " + r.seconds() + " s")
+                    .header(HttpHeaders.RETRY_AFTER, Long.toString(r.seconds()));
+        }
         switch (limits.admit(key, fresh)) {
             case IntakeLimits.Admission.Admitted a -> reserved = a.reserved();
-            case IntakeLimits.Admission.RetryAfter r ->
+            case IntakeLimits.Admission.RetryAfter r -> {
+                limits.refundRepeats(key, charge.repeats());
                 throw new ApiProblem(
                                 HttpStatus.TOO_MANY_REQUESTS,
                                 "intake-rate-limited",
                                 "Too many new incidents",
-                                "this delivery would open " + fresh + " new incidents; key '"
-                                        + (principal == null ? "anonymous" : principal.name()) + "' may open "
-                                        + limits.settings().newIncidentsPerMinute()
+                                "this delivery would open " + fresh + " new incidents; key '" + keyName
+                                        + "' may open " + limits.settings().newIncidentsPerMinute()
                                         + " per minute (cadre.integrations.alertmanager.new-incidents-per-minute)"
                                         + " and has " + (long) Math.floor(r.available()) + " left now; retry after "
                                         + r.seconds() + " s")
                         .header(HttpHeaders.RETRY_AFTER, Long.toString(r.seconds()));
+            }
         }
         ObjectNode out = intake.accept(payload, principal == null ? Actor.platform("alertmanager") : principal.actor());
         int opened = 0;

@@ -78,19 +78,33 @@ public final class AlertmanagerIntake {
      * firing alerts that have no active incident (what the intake limits charge for).
      */
     public int newIncidents(JsonNode payload) {
+        return charge(payload).newIncidents();
+    }
+
+    /**
+     * What a delivery costs if processed now: {@code newIncidents}, distinct fingerprints of its firing
+     * alerts without an active incident, and {@code repeats}, its other firing alerts (each a sighting
+     * of an open incident, or a copy of one). Resolves cost nothing.
+     */
+    public record Charge(int newIncidents, int repeats) {}
+
+    /** The delivery's {@link Charge}, read from the incidents as they are now. */
+    public Charge charge(JsonNode payload) {
         java.util.Set<String> fresh = new java.util.HashSet<>();
+        int firing = 0;
         for (JsonNode alert : payload.path("alerts")) {
             String status = alert.path("status").asString(payload.path("status").asString("firing"));
             if (status.equals("resolved")) {
                 continue;
             }
+            firing++;
             String fingerprint = "alertmanager:" + fingerprint(alert, labels(alert));
             if (!fresh.contains(fingerprint)
                     && incidents.findActive(fingerprint).isEmpty()) {
                 fresh.add(fingerprint);
             }
         }
-        return fresh.size();
+        return new Charge(fresh.size(), firing - fresh.size());
     }
 
     private static Map<String, String> labels(JsonNode alert) {

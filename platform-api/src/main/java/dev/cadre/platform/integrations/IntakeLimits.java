@@ -7,12 +7,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * How much one intake key may start (issue 23 finding 7: one 4 KB delivery opened 30 incidents, 30
- * runs and 30 pending approvals in 2 s; the body limit allowed thousands): at most {@code
- * maxAlertsPerDelivery} alerts in one delivery, and at most {@code newIncidentsPerMinute} new
- * incidents — each of which starts a triage run — per key per minute, a token bucket per key and
+ * How much one intake key may start and write: at most {@code maxAlertsPerDelivery} alerts in one
+ * delivery, at most {@code newIncidentsPerMinute} new incidents — each of which starts a triage run —
+ * per key per minute, and at most {@code repeatsPerMinute} repeats (firing alerts of incidents
+ * already open, each a sighting on the timeline) per key per minute; token buckets per key and
  * instance. A delivery is admitted whole or not at all, so nothing is half-processed when it is
- * refused; repeats and resolves of open incidents cost nothing. Refusals are counted in {@code
+ * refused and Alertmanager's retry delivers all of it; resolves cost nothing. Refusals are counted in {@code
  * cadre_intake_rejections_total{reason}} and admitted alerts in {@code
  * cadre_intake_alerts_total{outcome}}, both with closed label sets.
  */
@@ -36,8 +36,21 @@ final class IntakeLimits {
      *     cadre.integrations.alertmanager.max-alerts-per-delivery})
      * @param newIncidentsPerMinute new incidents (and triage runs) one key may open per minute ({@code
      *     cadre.integrations.alertmanager.new-incidents-per-minute})
+     * @param repeatsPerMinute firing alerts of already open incidents one key may deliver per minute
+     *     ({@code cadre.integrations.alertmanager.repeats-per-minute})
      */
-    record Settings(int maxAlertsPerDelivery, int newIncidentsPerMinute) {
+    record Settings(int maxAlertsPerDelivery, int newIncidentsPerMinute, int repeatsPerMinute) {
+
+        /** The shipped default of {@code cadre.integrations.alertmanager.repeats-per-minute}. */
+        static final int DEFAULT_REPEATS_PER_MINUTE = 600;
+
+        Settings(int maxAlertsPerDelivery, int newIncidentsPerMinute) {
+            this(
+                    maxAlertsPerDelivery,
+                    newIncidentsPerMinute,
+                    Math.max(DEFAULT_REPEATS_PER_MINUTE, maxAlertsPerDelivery));
+        }
+
         Settings {
             if (maxAlertsPerDelivery < 1) {
                 throw new IllegalArgumentException(
@@ -48,6 +61,12 @@ final class IntakeLimits {
                 // Otherwise a delivery of new alerts within the per-delivery cap could never be admitted.
                 throw new IllegalArgumentException(
                         "cadre.integrations.alertmanager.new-incidents-per-minute (" + newIncidentsPerMinute
+                                + ") must be at least max-alerts-per-delivery (" + maxAlertsPerDelivery + ")");
+            }
+            if (repeatsPerMinute < maxAlertsPerDelivery) {
+                // Otherwise a delivery of repeats within the per-delivery cap could never be admitted.
+                throw new IllegalArgumentException(
+                        "cadre.integrations.alertmanager.repeats-per-minute (" + repeatsPerMinute
                                 + ") must be at least max-alerts-per-delivery (" + maxAlertsPerDelivery + ")");
             }
         }
@@ -73,9 +92,11 @@ final class IntakeLimits {
     private final Settings settings;
     private final Clock clock;
     private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+    private final Map<String, Bucket> repeatBuckets = new ConcurrentHashMap<>();
     private final Map<String, Counter> alerts = new ConcurrentHashMap<>();
     private final Counter tooManyAlerts;
     private final Counter rateLimited;
+    private final Counter repeatsLimited;
 
     IntakeLimits(Settings settings, Clock clock, MeterRegistry registry) {
         this.settings = settings;
@@ -90,12 +111,13 @@ final class IntakeLimits {
         }
         this.tooManyAlerts = rejections(registry, "too-many-alerts");
         this.rateLimited = rejections(registry, "rate-limited");
+        this.repeatsLimited = rejections(registry, "repeats-rate-limited");
     }
 
     private static Counter rejections(MeterRegistry registry, String reason) {
         return Counter.builder("cadre.intake.rejections")
                 .description("Alertmanager deliveries refused whole: too many alerts in one, or a key over its"
-                        + " new-incident rate")
+                        + " new-incident or repeat rate")
                 .tag("reason", reason)
                 .register(registry);
     }
@@ -115,36 +137,58 @@ final class IntakeLimits {
 
     /** Takes {@code newIncidents} from the key's bucket, all or none; counts a refusal. */
     Admission admit(String key, int newIncidents) {
-        if (newIncidents == 0) {
+        return take(buckets, settings.newIncidentsPerMinute(), key, newIncidents, rateLimited);
+    }
+
+    /**
+     * Takes {@code repeats} (firing alerts of incidents already open) from the key's repeat bucket,
+     * all or none; counts a refusal. Each repeat writes a sighting, so a flood of one alert is
+     * throttled like a flood of new ones, and Alertmanager's retry of the refused delivery loses nothing.
+     */
+    Admission admitRepeats(String key, int repeats) {
+        return take(repeatBuckets, settings.repeatsPerMinute(), key, repeats, repeatsLimited);
+    }
+
+    private Admission take(Map<String, Bucket> buckets, int perMinute, String key, int wanted, Counter refusals) {
+        if (wanted == 0) {
             return new Admission.Admitted(0);
         }
-        double perMs = settings.newIncidentsPerMinute() / 60_000.0;
+        double perMs = perMinute / 60_000.0;
         long now = clock.millis();
         if (buckets.size() >= MAX_BUCKETS && !buckets.containsKey(key)) {
             buckets.clear();
         }
-        Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(settings.newIncidentsPerMinute(), now));
+        Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(perMinute, now));
         synchronized (b) {
-            b.tokens = Math.min(settings.newIncidentsPerMinute(), b.tokens + (now - b.at) * perMs);
+            b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * perMs);
             b.at = now;
-            if (b.tokens >= newIncidents) {
-                b.tokens -= newIncidents;
-                return new Admission.Admitted(newIncidents);
+            if (b.tokens >= wanted) {
+                b.tokens -= wanted;
+                return new Admission.Admitted(wanted);
             }
-            rateLimited.increment();
-            long waitMs = (long) Math.ceil((newIncidents - b.tokens) / perMs);
+            refusals.increment();
+            long waitMs = (long) Math.ceil((wanted - b.tokens) / perMs);
             return new Admission.RetryAfter(Math.max(1, (waitMs + 999) / 1000), b.tokens);
         }
     }
 
     /** Gives back what an admitted delivery reserved but did not open (a concurrent delivery opened it). */
     void refund(String key, int unused) {
+        refund(buckets, settings.newIncidentsPerMinute(), key, unused);
+    }
+
+    /** Gives back the repeats of a delivery that was refused for its new incidents after all. */
+    void refundRepeats(String key, int unused) {
+        refund(repeatBuckets, settings.repeatsPerMinute(), key, unused);
+    }
+
+    private static void refund(Map<String, Bucket> buckets, int perMinute, String key, int unused) {
         Bucket b = buckets.get(key);
         if (b == null || unused <= 0) {
             return;
         }
         synchronized (b) {
-            b.tokens = Math.min(settings.newIncidentsPerMinute(), b.tokens + unused);
+            b.tokens = Math.min(perMinute, b.tokens + unused);
         }
     }
 

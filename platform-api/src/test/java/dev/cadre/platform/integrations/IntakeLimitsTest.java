@@ -69,6 +69,34 @@ class IntakeLimitsTest {
     }
 
     @Test
+    void repeatsOfOpenIncidents_countAgainstTheRepeatRate_andARefusedDeliveryFitsAfterItsRetryAfter() {
+        IntakeLimits small = new IntakeLimits(new IntakeLimits.Settings(4, 6, 8), clock, registry);
+        for (int i = 0; i < 8; i++) {
+            assertThat(small.admitRepeats("am", 1)).isEqualTo(new IntakeLimits.Admission.Admitted(1));
+        }
+        // 8 per minute: the ninth repeat waits 7.5 s, said as 8.
+        assertThat(small.admitRepeats("am", 1)).isEqualTo(new IntakeLimits.Admission.RetryAfter(8, 0.0));
+        // New incidents have their own bucket.
+        assertThat(small.admit("am", 4)).isEqualTo(new IntakeLimits.Admission.Admitted(4));
+        clock.advance(Duration.ofSeconds(8));
+        assertThat(small.admitRepeats("am", 1)).isEqualTo(new IntakeLimits.Admission.Admitted(1));
+        assertThat(registry.get("cadre.intake.rejections")
+                        .tag("reason", "repeats-rate-limited")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void repeatsGivenBack_fitAgain() {
+        IntakeLimits small = new IntakeLimits(new IntakeLimits.Settings(4, 6, 8), clock, registry);
+        assertThat(small.admitRepeats("am", 4)).isInstanceOf(IntakeLimits.Admission.Admitted.class);
+        assertThat(small.admitRepeats("am", 4)).isInstanceOf(IntakeLimits.Admission.Admitted.class);
+        small.refundRepeats("am", 4);
+        assertThat(small.admitRepeats("am", 4)).isEqualTo(new IntakeLimits.Admission.Admitted(4));
+    }
+
+    @Test
     void aDeliveryOverTheCap_isCounted() {
         assertThat(limits.withinDeliveryCap(101)).isFalse();
         assertThat(registry.get("cadre.intake.rejections")
@@ -90,6 +118,9 @@ class IntakeLimitsTest {
     void aRateBelowTheDeliveryCap_isAConfigurationError() {
         assertThatThrownBy(() -> new IntakeLimits.Settings(100, 50))
                 .hasMessageContaining("new-incidents-per-minute (50) must be at least max-alerts-per-delivery (100)");
+        assertThatThrownBy(() -> new IntakeLimits.Settings(4, 6, 3))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("repeats-per-minute (3) must be at least max-alerts-per-delivery (4)");
         assertThatThrownBy(() -> new IntakeLimits.Settings(0, 50))
                 .hasMessageContaining("max-alerts-per-delivery must be at least 1");
     }

@@ -27,6 +27,7 @@ import org.springframework.test.context.TestPropertySource;
             // Issue 23 finding 7: small intake caps so one test can hit both.
             "cadre.integrations.alertmanager.max-alerts-per-delivery=4",
             "cadre.integrations.alertmanager.new-incidents-per-minute=6",
+            "cadre.integrations.alertmanager.repeats-per-minute=8",
             "cadre.integrations.alertmanager.agent=triage"
         })
 @interface AttackLimits {}

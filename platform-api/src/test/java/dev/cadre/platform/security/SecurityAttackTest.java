@@ -296,6 +296,8 @@ class SecurityAttackTest {
     void finding7_oneDeliveryCannotFanOutWithoutBound_andAKeyOpensAtMostItsRateOfIncidents() {
         String intake = newKey("intake").get("secret").asString();
         String series = "flood-" + UUID.randomUUID();
+        // Other tests of this context deliver alerts too: the counters are compared with their values now.
+        String before = api.get("/actuator/prometheus", Api.ADMIN_KEY).body();
         String path = "/api/v1/integrations/alertmanager";
 
         // Five alerts in one delivery, over the cap of 4: refused whole, nothing opened.
@@ -325,11 +327,71 @@ class SecurityAttackTest {
         assertThat(api.post(path, intake, alerts(series, 6, 6)).status()).isEqualTo(429);
 
         String scrape = api.get("/actuator/prometheus", Api.ADMIN_KEY).body();
-        assertThat(scrape)
-                .contains("cadre_intake_rejections_total{reason=\"too-many-alerts\"} 1.0")
-                .contains("cadre_intake_rejections_total{reason=\"rate-limited\"} 2.0")
-                .contains("cadre_intake_alerts_total{outcome=\"incident-opened\"} 6.0")
-                .contains("cadre_intake_alerts_total{outcome=\"duplicate\"} 4.0");
+        assertThat(metric(scrape, "cadre_intake_rejections_total{reason=\"too-many-alerts\"}")
+                        - metric(before, "cadre_intake_rejections_total{reason=\"too-many-alerts\"}"))
+                .isEqualTo(1.0);
+        assertThat(metric(scrape, "cadre_intake_rejections_total{reason=\"rate-limited\"}")
+                        - metric(before, "cadre_intake_rejections_total{reason=\"rate-limited\"}"))
+                .isEqualTo(2.0);
+        assertThat(metric(scrape, "cadre_intake_alerts_total{outcome=\"incident-opened\"}")
+                        - metric(before, "cadre_intake_alerts_total{outcome=\"incident-opened\"}"))
+                .isEqualTo(6.0);
+        assertThat(metric(scrape, "cadre_intake_alerts_total{outcome=\"duplicate\"}")
+                        - metric(before, "cadre_intake_alerts_total{outcome=\"duplicate\"}"))
+                .isEqualTo(4.0);
+    }
+
+    /** The value of one sample line of a Prometheus scrape ({@code name{labels}}), 0 when absent. */
+    private static double metric(String scrape, String sample) {
+        return scrape.lines()
+                .filter(l -> l.startsWith(sample + " "))
+                .mapToDouble(
+                        l -> Double.parseDouble(l.substring(sample.length() + 1).strip()))
+                .findFirst()
+                .orElse(0.0);
+    }
+
+    /** One firing alert of {@code fingerprint}, notified at {@code startsAt} (each a new sighting). */
+    private static String repeat(String fingerprint, String startsAt) {
+        return "{\"version\":\"4\",\"status\":\"firing\",\"alerts\":[{\"status\":\"firing\",\"labels\":"
+                + "{\"alertname\":\"Loop\",\"instance\":\"host-1\"},\"startsAt\":\"" + startsAt
+                + "\",\"fingerprint\":\"" + fingerprint + "\"}]}";
+    }
+
+    // Repeated alerts filled the disk: 300 repeats of one alert in 3.5 s were all written.
+    @Test
+    void repeatsOfOneAlert_countAgainstTheKeysRepeatRate_andARefusedRepeatWritesNothing() {
+        String intake = newKey("intake").get("secret").asString();
+        String fingerprint = "loop-" + UUID.randomUUID();
+        String path = "/api/v1/integrations/alertmanager";
+        var opened = api.post(path, intake, repeat(fingerprint, "2026-12-05T03:00:00Z"));
+        assertThat(actions(opened)).containsExactly("incident-opened");
+        String incident = opened.json().get("alerts").get(0).get("incident").asString();
+
+        // 8 repeats per minute: each a new notification, so each a sighting.
+        for (int i = 1; i <= 8; i++) {
+            var r = api.post(path, intake, repeat(fingerprint, "2026-12-05T03:0" + i + ":00Z"));
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            // (The third sighting escalates: cadre.incidents.escalate-after's default.)
+            assertThat(actions(r)).singleElement().asString().startsWith("seen-again");
+        }
+        var over = api.post(path, intake, repeat(fingerprint, "2026-12-05T03:09:00Z"));
+        assertThat(over.status()).as(over.body()).isEqualTo(429);
+        assertThat(over.json().get("type").asString()).isEqualTo("urn:cadre:problem:intake-rate-limited");
+        assertThat(over.json().get("detail").asString())
+                .contains("repeats-per-minute")
+                .contains("nothing of it was processed");
+        assertThat(Long.parseLong(over.header("Retry-After"))).isBetween(1L, 8L);
+
+        // The refused repeat left no sighting: Alertmanager's retry is the one that counts.
+        var seen = api.get("/api/v1/incidents/" + incident, Api.ADMIN_KEY);
+        assertThat(seen.json().get("summary").get("occurrences").asInt())
+                .as(seen.body())
+                .isEqualTo(9);
+        assertThat(metric(
+                        api.get("/actuator/prometheus", Api.ADMIN_KEY).body(),
+                        "cadre_intake_rejections_total{reason=\"repeats-rate-limited\"}"))
+                .isEqualTo(1.0);
     }
 
     @Test
