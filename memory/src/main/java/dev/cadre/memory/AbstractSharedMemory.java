@@ -47,6 +47,14 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
 
     abstract PruneResult removeOld(MemoryRetention retention);
 
+    /**
+     * Removes the key's history versions up to {@code upToVersion} (0: none) and, when {@code maxBytes}
+     * is not null, the oldest ones beyond those whose values (newest first) fit in it; never the
+     * current version {@code latest}. A version the backend still needs (the change feed has not
+     * taken it yet) stays until a later write or prune.
+     */
+    abstract void trimHistory(String namespace, String key, long latest, long upToVersion, @Nullable Long maxBytes);
+
     /** Starts delivering changes after {@code cursor} (already validated). */
     abstract Subscription openSubscription(long cursor, Consumer<MemoryChange> consumer);
 
@@ -124,7 +132,7 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     validation.expectedVersion(expectedVersion);
                     validation.requestId(requestId);
                     String canonical = canonicalValue.get();
-                    return write(
+                    return writeWithinBudget(
                             new WriteRequest(namespace, key, canonical, expectedVersion, writer, requestId, now()));
                 },
                 AbstractSharedMemory::outcomeOf);
@@ -141,7 +149,8 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     validation.key(key);
                     validation.deleteVersion(expectedVersion);
                     validation.requestId(requestId);
-                    return write(new WriteRequest(namespace, key, null, expectedVersion, writer, requestId, now()));
+                    return writeWithinBudget(
+                            new WriteRequest(namespace, key, null, expectedVersion, writer, requestId, now()));
                 },
                 AbstractSharedMemory::outcomeOf);
     }
@@ -162,7 +171,7 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                     int attempt = 0;
                     while (true) {
                         String next = validation.value(updater.apply(current));
-                        last = write(new WriteRequest(namespace, key, next, expected, writer, null, now()));
+                        last = writeWithinBudget(new WriteRequest(namespace, key, next, expected, writer, null, now()));
                         switch (last) {
                             case WriteOutcome.Written w -> {
                                 return w;
@@ -180,6 +189,34 @@ abstract sealed class AbstractSharedMemory implements SharedMemory
                 },
                 AbstractSharedMemory::outcomeOf);
     }
+
+    /**
+     * Writes, then keeps the key's history within {@link MemoryOptions#historyBudget()}: after the
+     * commit and outside its transaction, so the budget never makes a write wait on more than its own
+     * rows, and a failure to trim (retried by the next write of the key) never fails the write.
+     */
+    private WriteOutcome writeWithinBudget(WriteRequest request) {
+        WriteOutcome outcome = write(request);
+        if (outcome instanceof WriteOutcome.Written w) {
+            MemoryHistoryBudget budget = options.historyBudget();
+            long upTo = budget.removesUpTo(w.version());
+            boolean bytes = budget.checksBytesAt(w.version());
+            if (upTo > 0 || bytes) {
+                try {
+                    trimHistory(
+                            request.namespace(), request.key(), w.version(), upTo, bytes ? budget.maxBytes() : null);
+                } catch (MemoryStorageException e) {
+                    TRIM_LOG.log(
+                            System.Logger.Level.WARNING,
+                            "could not trim the history of " + request.namespace() + "/" + request.key()
+                                    + " to its budget (the next write retries): " + e.getMessage());
+                }
+            }
+        }
+        return outcome;
+    }
+
+    private static final System.Logger TRIM_LOG = System.getLogger(AbstractSharedMemory.class.getName());
 
     @Override
     public final List<MemoryVersion> history(String namespace, String key) {

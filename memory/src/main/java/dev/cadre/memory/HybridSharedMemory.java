@@ -124,6 +124,12 @@ public final class HybridSharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    void trimHistory(String namespace, String key, long latest, long upToVersion, @Nullable Long maxBytes) {
+        // History lives in PostgreSQL only; the cache holds latest versions, which stay.
+        authority.trimHistory(namespace, key, latest, upToVersion, maxBytes);
+    }
+
+    @Override
     PruneResult removeOld(MemoryRetention retention) {
         // Only history and request ids go; the cache holds latest versions only, which are kept.
         return authority.removeOld(retention);

@@ -121,6 +121,30 @@ public final class InMemorySharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    void trimHistory(String namespace, String key, long latest, long upToVersion, @Nullable Long maxBytes) {
+        synchronized (writeLock) {
+            List<MemoryVersion> history = histories.get(new Id(namespace, key));
+            if (history == null) {
+                return;
+            }
+            long cut = Math.min(upToVersion, latest - 1);
+            if (maxBytes != null) {
+                long bytes = 0;
+                for (int i = history.size() - 1; i >= 0; i--) {
+                    MemoryVersion v = history.get(i);
+                    bytes += v.value() == null ? 0 : v.value().length();
+                    if (bytes > maxBytes && v.version() < latest) {
+                        cut = Math.max(cut, v.version());
+                        break;
+                    }
+                }
+            }
+            long upTo = cut;
+            history.removeIf(v -> v.version() <= upTo);
+        }
+    }
+
+    @Override
     PruneResult removeOld(MemoryRetention retention) {
         long versions = 0;
         long bytes = 0;

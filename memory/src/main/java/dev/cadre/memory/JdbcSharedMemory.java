@@ -93,6 +93,11 @@ public final class JdbcSharedMemory extends AbstractSharedMemory {
     }
 
     @Override
+    void trimHistory(String namespace, String key, long latest, long upToVersion, @Nullable Long maxBytes) {
+        prune.trim(namespace, key, latest, upToVersion, maxBytes);
+    }
+
+    @Override
     EntryPage readPage(String namespace, String prefix, @Nullable String afterKey, int limit) {
         return reads.page(namespace, prefix, afterKey, limit);
     }

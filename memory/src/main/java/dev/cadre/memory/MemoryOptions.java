@@ -20,6 +20,7 @@ import java.util.Objects;
  *     trimmed and subscribers that fall behind resync from PostgreSQL
  * @param redisTimeout time limit of one Redis command, after which the hybrid backend falls back to
  *     PostgreSQL and reports itself degraded
+ * @param historyBudget how much history one key keeps, enforced as it is written
  */
 public record MemoryOptions(
         MemoryPolicy policy,
@@ -29,9 +30,11 @@ public record MemoryOptions(
         String redisPrefix,
         Duration cacheTtl,
         long streamMaxLength,
-        Duration redisTimeout) {
+        Duration redisTimeout,
+        MemoryHistoryBudget historyBudget) {
 
     public MemoryOptions {
+        Objects.requireNonNull(historyBudget, "historyBudget");
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(clock, "clock");
@@ -56,46 +59,109 @@ public record MemoryOptions(
                 "cadre:memory",
                 Duration.ofHours(1),
                 100_000,
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                MemoryHistoryBudget.NONE);
     }
 
     public MemoryOptions withPolicy(MemoryPolicy value) {
         return new MemoryOptions(
-                value, listener, clock, relayPollInterval, redisPrefix, cacheTtl, streamMaxLength, redisTimeout);
+                value,
+                listener,
+                clock,
+                relayPollInterval,
+                redisPrefix,
+                cacheTtl,
+                streamMaxLength,
+                redisTimeout,
+                historyBudget);
     }
 
     public MemoryOptions withListener(MemoryListener value) {
         return new MemoryOptions(
-                policy, value, clock, relayPollInterval, redisPrefix, cacheTtl, streamMaxLength, redisTimeout);
+                policy,
+                value,
+                clock,
+                relayPollInterval,
+                redisPrefix,
+                cacheTtl,
+                streamMaxLength,
+                redisTimeout,
+                historyBudget);
     }
 
     public MemoryOptions withClock(Clock value) {
         return new MemoryOptions(
-                policy, listener, value, relayPollInterval, redisPrefix, cacheTtl, streamMaxLength, redisTimeout);
+                policy,
+                listener,
+                value,
+                relayPollInterval,
+                redisPrefix,
+                cacheTtl,
+                streamMaxLength,
+                redisTimeout,
+                historyBudget);
     }
 
     public MemoryOptions withRelayPollInterval(Duration value) {
-        return new MemoryOptions(policy, listener, clock, value, redisPrefix, cacheTtl, streamMaxLength, redisTimeout);
+        return new MemoryOptions(
+                policy, listener, clock, value, redisPrefix, cacheTtl, streamMaxLength, redisTimeout, historyBudget);
     }
 
     public MemoryOptions withRedisPrefix(String value) {
         return new MemoryOptions(
-                policy, listener, clock, relayPollInterval, value, cacheTtl, streamMaxLength, redisTimeout);
+                policy,
+                listener,
+                clock,
+                relayPollInterval,
+                value,
+                cacheTtl,
+                streamMaxLength,
+                redisTimeout,
+                historyBudget);
     }
 
     public MemoryOptions withCacheTtl(Duration value) {
         return new MemoryOptions(
-                policy, listener, clock, relayPollInterval, redisPrefix, value, streamMaxLength, redisTimeout);
+                policy,
+                listener,
+                clock,
+                relayPollInterval,
+                redisPrefix,
+                value,
+                streamMaxLength,
+                redisTimeout,
+                historyBudget);
     }
 
     public MemoryOptions withStreamMaxLength(long value) {
         return new MemoryOptions(
-                policy, listener, clock, relayPollInterval, redisPrefix, cacheTtl, value, redisTimeout);
+                policy, listener, clock, relayPollInterval, redisPrefix, cacheTtl, value, redisTimeout, historyBudget);
     }
 
     public MemoryOptions withRedisTimeout(Duration value) {
         return new MemoryOptions(
-                policy, listener, clock, relayPollInterval, redisPrefix, cacheTtl, streamMaxLength, value);
+                policy,
+                listener,
+                clock,
+                relayPollInterval,
+                redisPrefix,
+                cacheTtl,
+                streamMaxLength,
+                value,
+                historyBudget);
+    }
+
+    public MemoryOptions withHistoryBudget(MemoryHistoryBudget value) {
+        return new MemoryOptions(
+                policy,
+                listener,
+                clock,
+                relayPollInterval,
+                redisPrefix,
+                cacheTtl,
+                streamMaxLength,
+                redisTimeout,
+                value);
     }
 
     private static void requirePositive(Duration d, String name) {

@@ -375,6 +375,84 @@ abstract class SharedMemoryContract {
                 .isEqualTo(1);
     }
 
+    // ------------------------------------------------------------------ history budget
+
+    /** A second handle on this backend's store with a history budget; the test closes it. */
+    private SharedMemory withBudget(MemoryHistoryBudget budget) {
+        return create(MemoryOptions.defaults()
+                .withRelayPollInterval(Duration.ofMillis(200))
+                .withHistoryBudget(budget));
+    }
+
+    @Test
+    void aHistoryBudgetOfVersions_keepsTheNewestOfAKey_removingTheOldestAsItIsWritten() {
+        try (SharedMemory bounded = withBudget(new MemoryHistoryBudget(5, Long.MAX_VALUE))) {
+            long[] v = {0};
+            for (int i = 1; i <= 30; i++) {
+                v[0] = version(bounded.put(ns, "hot", Integer.toString(i), v[0], AGENT));
+            }
+            bounded.put(ns, "quiet", "1", 0, AGENT);
+            bounded.put(ns, "quiet", "2", 1, AGENT);
+            // No prune: the writes themselves keep the key within the budget (once the change feed
+            // has taken a version, which the JDBC relay and the hybrid publisher do in the background).
+            await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                bounded.latestCursor();
+                v[0] = version(bounded.put(ns, "hot", Long.toString(v[0] + 1), v[0], AGENT));
+                assertThat(bounded.history(ns, "hot"))
+                        .extracting(MemoryVersion::version)
+                        .containsExactly(v[0] - 4, v[0] - 3, v[0] - 2, v[0] - 1, v[0]);
+            });
+            assertThat(bounded.get(ns, "hot", true).orElseThrow().value()).isEqualTo(Long.toString(v[0]));
+            assertThat(bounded.history(ns, "quiet"))
+                    .extracting(MemoryVersion::version)
+                    .containsExactly(1L, 2L);
+            // A delete is a version too; the next life of the key goes on from the tombstone.
+            long tombstone = version(bounded.delete(ns, "hot", v[0], AGENT));
+            assertThat(bounded.get(ns, "hot", true)).isEmpty();
+            assertThat(version(bounded.put(ns, "hot", "\"back\"", 0, AGENT))).isEqualTo(tombstone + 1);
+        }
+    }
+
+    @Test
+    void aHistoryBudgetOfBytes_dropsTheOldestVersionsBeyondIt_butNeverTheCurrentOne() {
+        String thirty = "\"" + "a".repeat(28) + "\"";
+        String large = "\"" + "b".repeat(198) + "\"";
+        try (SharedMemory bounded = withBudget(new MemoryHistoryBudget(1000, 100))) {
+            long[] v = {0};
+            // Bytes are summed at every 8th version: values of 30 characters, 3 fit in 100.
+            await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                do {
+                    bounded.latestCursor(); // the relay sequences what is written (only sequenced history goes)
+                    v[0] = version(bounded.put(ns, "sized", thirty, v[0], AGENT));
+                } while (v[0] % MemoryHistoryBudget.BYTES_CHECK_EVERY != 0);
+                assertThat(bounded.history(ns, "sized"))
+                        .extracting(MemoryVersion::version)
+                        .containsExactly(v[0] - 2, v[0] - 1, v[0]);
+            });
+            // A current value larger than the whole budget stays; everything before it goes.
+            await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                do {
+                    bounded.latestCursor();
+                    v[0] = version(bounded.put(ns, "sized", large, v[0], AGENT));
+                } while (v[0] % MemoryHistoryBudget.BYTES_CHECK_EVERY != 0);
+                assertThat(bounded.history(ns, "sized"))
+                        .extracting(MemoryVersion::version)
+                        .containsExactly(v[0]);
+            });
+            assertThat(bounded.get(ns, "sized", true).orElseThrow().value()).isEqualTo(large);
+        }
+    }
+
+    @Test
+    void aHistoryBudget_refusesToKeepFewerThanTheCurrentVersion() {
+        assertThatThrownBy(() -> new MemoryHistoryBudget(0, 100))
+                .isInstanceOf(InvalidMemoryRequestException.class)
+                .hasMessageContaining("maxVersions");
+        assertThatThrownBy(() -> new MemoryHistoryBudget(1, 0))
+                .isInstanceOf(InvalidMemoryRequestException.class)
+                .hasMessageContaining("maxBytes");
+    }
+
     @Test
     void prune_refusesToKeepFewerThanTheCurrentVersion() {
         assertThatThrownBy(() -> new MemoryRetention(0, Instant.now(), Instant.now()))

@@ -14,6 +14,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Retention of the SQL store: removes history versions and request-id records that {@link
@@ -110,6 +111,57 @@ public final class JdbcPrune {
             throw failure("prune memory history", e);
         }
         return new long[] {removed, bytes};
+    }
+
+    /**
+     * Keeps one key's history within its budget as it is written: removes its versions up to {@code
+     * upToVersion} and, when {@code maxBytes} is given, every version from the newest one at which
+     * the values summed newest first pass it; never {@code latest}, never a version the relay still
+     * needs. One autocommit statement each, outside the write's transaction.
+     */
+    public void trim(String namespace, String key, long latest, long upToVersion, @Nullable Long maxBytes) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(true);
+            try {
+                long cut = Math.min(upToVersion, latest - 1);
+                if (maxBytes != null) {
+                    try (PreparedStatement ps = c.prepareStatement("SELECT MAX(version) FROM (SELECT version,"
+                            + " SUM(COALESCE(LENGTH(value_json), 0)) OVER (ORDER BY version DESC) AS total"
+                            + " FROM cadre_memory_history WHERE namespace = ? AND entry_key = ?) t"
+                            + " WHERE total > ? AND version < ?")) {
+                        ps.setString(1, namespace);
+                        ps.setString(2, key);
+                        ps.setLong(3, maxBytes);
+                        ps.setLong(4, latest);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (rs.next()) {
+                                long over = rs.getLong(1);
+                                if (!rs.wasNull()) {
+                                    cut = Math.max(cut, over);
+                                }
+                            }
+                        }
+                    }
+                }
+                if (cut < 1) {
+                    return;
+                }
+                try (PreparedStatement ps = c.prepareStatement("DELETE FROM cadre_memory_history h"
+                        + " WHERE h.namespace = ? AND h.entry_key = ? AND h.version <= ? AND h.event_id IS NOT NULL"
+                        + " AND NOT EXISTS (SELECT 1 FROM cadre_memory_outbox o WHERE o.namespace = h.namespace"
+                        + " AND o.entry_key = h.entry_key AND o.version = h.version)")) {
+                    ps.setString(1, namespace);
+                    ps.setString(2, key);
+                    ps.setLong(3, cut);
+                    ps.executeUpdate();
+                }
+            } finally {
+                c.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw failure("trim the history of " + namespace + "/" + key + " to its budget", e);
+        }
     }
 
     private long pruneRequests(Instant before) {
