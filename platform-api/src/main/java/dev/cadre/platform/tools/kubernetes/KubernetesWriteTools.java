@@ -48,8 +48,8 @@ final class KubernetesWriteTools {
     }
 
     /**
-     * The write tools; a rollout they start (undo, restart) is verified with {@code pause} between checks
-     * and its outcome given to {@code outcomes}.
+     * The write tools; a rollout they start (undo, restart) and a scale are verified with {@code pause}
+     * between checks and their outcome given to {@code outcomes}.
      */
     static List<Tool> all(
             KubernetesAccess k8s,
@@ -59,10 +59,11 @@ final class KubernetesWriteTools {
             RolloutVerifier.Pause pause) {
         Restart restart = new Restart(k8s, json, clock);
         Undo undo = new Undo(k8s, json);
-        for (WriteTool t : List.of(restart, undo)) {
+        Scale scale = new Scale(k8s, json);
+        for (WriteTool t : List.of(restart, undo, scale)) {
             t.verification(outcomes, pause);
         }
-        return List.of(restart, undo, new Scale(k8s, json), new DeletePod(k8s, json));
+        return List.of(restart, undo, scale, new DeletePod(k8s, json));
     }
 
     /**
@@ -96,7 +97,7 @@ final class KubernetesWriteTools {
             super(k8s, json);
         }
 
-        /** This tool starts a rollout: watch it after the write, and record its outcome. */
+        /** This tool changes a deployment's pods: watch them after the write, and record the outcome. */
         void verification(RemediationOutcomes outcomes, RolloutVerifier.Pause pause) {
             this.outcomes = outcomes;
             this.pause = pause;
@@ -112,6 +113,11 @@ final class KubernetesWriteTools {
         abstract String ownProperties();
 
         abstract Plan plan(HasMetadata current, JsonNode args) throws ToolException, InterruptedException;
+
+        /** What a verification of this call checks, as its summary names it. */
+        String verifying(String ns, String name, JsonNode args) {
+            return "Rollout of deployment " + ns + "/" + name;
+        }
 
         @Override
         public Risk risk() {
@@ -314,7 +320,11 @@ final class KubernetesWriteTools {
                                 k8s.config().verifyTimeout(),
                                 k8s.config().verifyPollInterval(),
                                 pause)
-                        .verify(ns, current.getMetadata().getName(), generation);
+                        .verify(
+                                ns,
+                                current.getMetadata().getName(),
+                                generation,
+                                verifying(ns, current.getMetadata().getName(), args));
                 out.set("verification", outcome.toJson(json));
                 outcomes.record(ctx, name(), args, outcome.verdict().name(), outcome.summary(), outcome.evidence());
             }
@@ -624,6 +634,13 @@ final class KubernetesWriteTools {
                         c.getSpec().setReplicas(to);
                         return c;
                     });
+        }
+
+        /** Verified like a rollout: the deployment's ReplicaSet at the new count, every pod ready and stable. */
+        @Override
+        String verifying(String ns, String name, JsonNode args) {
+            return "Scale of deployment " + ns + "/" + name + " to "
+                    + args.path("replicas").asInt() + " replica(s)";
         }
     }
 

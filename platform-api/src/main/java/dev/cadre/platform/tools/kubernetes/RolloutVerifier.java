@@ -86,6 +86,11 @@ final class RolloutVerifier {
      * {@code timeout / interval + 1} times; never throws for what it reads (a read failure is evidence).
      */
     Outcome verify(String ns, String name, long generation) throws InterruptedException {
+        return verify(ns, name, generation, "Rollout of deployment " + ns + "/" + name);
+    }
+
+    /** As {@link #verify(String, String, long)}, the summary naming the change as {@code what} ("Scale of …"). */
+    Outcome verify(String ns, String name, long generation, String what) throws InterruptedException {
         long polls = Math.max(1, timeout.toMillis() / Math.max(1, interval.toMillis()));
         Check previous = null;
         Check last = null;
@@ -106,11 +111,10 @@ final class RolloutVerifier {
                 rising++;
             }
             if (now.failure() != null && now.failure().startsWith("ProgressDeadlineExceeded")) {
-                return outcome(
-                        Verdict.FAILED, ns, name, "its progress deadline was exceeded: " + now.failure(), now, i);
+                return outcome(Verdict.FAILED, what, "its progress deadline was exceeded: " + now.failure(), now, i);
             }
             if (now.complete() && previous != null && previous.complete() && restartsStill) {
-                return outcome(Verdict.SUCCEEDED, ns, name, null, now, i);
+                return outcome(Verdict.SUCCEEDED, what, null, now, i);
             }
             previous = now;
             last = now;
@@ -119,21 +123,19 @@ final class RolloutVerifier {
         if (seen.failure() != null || rising > 0) {
             return outcome(
                     Verdict.FAILED,
-                    ns,
-                    name,
+                    what,
                     seen.failure() != null ? seen.failure() : "restarts still rose during the check",
                     seen,
                     polls);
         }
-        return outcome(Verdict.TIMED_OUT, ns, name, null, seen, polls);
+        return outcome(Verdict.TIMED_OUT, what, null, seen, polls);
     }
 
-    private Outcome outcome(Verdict v, String ns, String name, @Nullable String why, Check at, long polls) {
+    private Outcome outcome(Verdict v, String what, @Nullable String why, Check at, long polls) {
         ObjectNode e = at.seen();
         e.put("checks", polls + 1);
         e.put("timeout", timeout.toString());
         e.put("pollInterval", interval.toString());
-        String what = "Rollout of deployment " + ns + "/" + name;
         String pods = e.path("newReplicaSet").asString("?") + " "
                 + e.path("readyPods").asInt() + "/" + e.path("desired").asInt() + " pod(s) ready";
         String summary = switch (v) {
@@ -222,8 +224,13 @@ final class RolloutVerifier {
         seen.put("readyPods", ready);
         // The counts are the controller's (as kubectl rollout status reads them); the pods say more: every
         // pod of the new ReplicaSet ready, none failing.
-        boolean complete =
-                rolledOut && current != null && !restarts.isEmpty() && ready == restarts.size() && failure == null;
+        // Scaled to zero, done means no pod of it left; otherwise as many ready pods as desired.
+        boolean complete = rolledOut
+                && current != null
+                && failure == null
+                && (desired == 0
+                        ? restarts.isEmpty()
+                        : !restarts.isEmpty() && ready == restarts.size() && ready >= desired);
         seen.put("rolledOut", rolledOut);
         return new Check(complete, failure, restarts, seen);
     }

@@ -25,7 +25,8 @@ import tools.jackson.databind.JsonNode;
  * emulator (CRUD mode; its missing deployment controller is played by the test between two checks):
  * a rollout fine at once, one that becomes ready after a few checks, one whose pods crash-loop and one
  * that never becomes ready — SUCCEEDED, SUCCEEDED, FAILED, TIMED_OUT, each with its evidence, and each
- * handed to the platform's recorder. The checks' pause is the test's: it advances the emulator instead
+ * handed to the platform's recorder. A scale is verified the same way: up to a new pod that becomes
+ * ready, up to one that never does, down to zero. The checks' pause is the test's: it advances the emulator instead
  * of sleeping, so nothing here depends on timing.
  */
 class RolloutVerificationTest {
@@ -82,6 +83,122 @@ class RolloutVerificationTest {
         JsonNode proposed =
                 undo.propose(JSON.readTree("{\"namespace\":\"shop\",\"deployment\":\"web\",\"toRevision\":1}"), CTX);
         return JSON.readTree(undo.execute(proposed, CTX));
+    }
+
+    /** Runs {@code tool} with {@code arguments} as proposed, the test playing the controller at each pause. */
+    private JsonNode run(String tool, String arguments) throws Exception {
+        List<Tool> tools = KubernetesWriteTools.all(
+                access,
+                JSON,
+                CLOCK,
+                (ctx, action, args, verdict, summary, evidence) ->
+                        recorded.add(new Recorded(action, verdict, summary, evidence)),
+                d -> onPause.accept(pauses.incrementAndGet()));
+        ProposingTool t = (ProposingTool)
+                tools.stream().filter(x -> x.name().equals(tool)).findFirst().orElseThrow();
+        return JSON.readTree(t.execute(t.propose(JSON.readTree(arguments), CTX), CTX));
+    }
+
+    /**
+     * shop/web healthy at revision 1: its template is revision 1's again and only revision 1's two
+     * ready pods are left (as after a verified rollback).
+     */
+    private void healthyAtRevisionOne() {
+        mock.client().apps().deployments().inNamespace("shop").withName("web").edit(d -> {
+            d.getSpec().setTemplate(KubernetesMock.deploymentTemplate("web", "shop/web:1", false));
+            return d;
+        });
+        mock.completeRollout("web", "web-1111");
+    }
+
+    /** A new pod of ReplicaSet web-1111, ready or still starting. */
+    private void addRevisionOnePod(String name, boolean ready) {
+        var status = new ContainerStatusBuilder()
+                .withName("app")
+                .withImage("shop/web:1")
+                .withReady(ready)
+                .withRestartCount(0);
+        if (ready) {
+            status.withNewState()
+                    .withNewRunning()
+                    .withStartedAt("2026-12-05T11:00:00Z")
+                    .endRunning()
+                    .endState();
+        } else {
+            status.withNewState()
+                    .withNewWaiting()
+                    .withReason("ContainerCreating")
+                    .endWaiting()
+                    .endState();
+        }
+        mock.storePod(name, "web", "web-1111", "shop/web:1", ready, status.build());
+    }
+
+    @Test
+    void aScaleUp_isVerifiedSucceeded_onceTheNewPodIsReady_andRecordedAsTheScalesOutcome() throws Exception {
+        healthyAtRevisionOne();
+        onPause = n -> {
+            if (n == 2) {
+                addRevisionOnePod("web-1111-ccccc", true);
+                mock.completeRollout("web", "web-1111");
+            }
+        };
+
+        JsonNode out = run("k8s_scale", "{\"namespace\":\"shop\",\"deployment\":\"web\",\"replicas\":3}");
+
+        assertThat(out.path("status").asString()).isEqualTo("applied");
+        JsonNode v = out.path("verification");
+        assertThat(v.path("verdict").asString()).as(v.toString()).isEqualTo("SUCCEEDED");
+        assertThat(v.path("summary").asString())
+                .isEqualTo("Scale of deployment shop/web to 3 replica(s) verified: web-1111 3/3 pod(s) ready,"
+                        + " restarts stopped (4 checks)");
+        assertThat(v.path("evidence").path("readyPods").asInt()).isEqualTo(3);
+        assertThat(recorded).singleElement().satisfies(r -> {
+            assertThat(r.action()).isEqualTo("k8s_scale");
+            assertThat(r.verdict()).isEqualTo("SUCCEEDED");
+            assertThat(r.summary()).isEqualTo(v.path("summary").asString());
+        });
+    }
+
+    @Test
+    void aScaleUpWhoseNewPodNeverStarts_isVerifiedTimedOut_notSucceeded() throws Exception {
+        healthyAtRevisionOne();
+        onPause = n -> {
+            if (n == 1) {
+                // The controller counts the new replica, but its pod never becomes ready.
+                addRevisionOnePod("web-1111-ccccc", false);
+            }
+        };
+
+        JsonNode v = run("k8s_scale", "{\"namespace\":\"shop\",\"deployment\":\"web\",\"replicas\":3}")
+                .path("verification");
+
+        assertThat(v.path("verdict").asString()).as(v.toString()).isEqualTo("TIMED_OUT");
+        assertThat(v.path("summary").asString())
+                .startsWith("Scale of deployment shop/web to 3 replica(s) not complete within PT10S: web-1111 2/3");
+        assertThat(recorded)
+                .extracting(Recorded::action, Recorded::verdict)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("k8s_scale", "TIMED_OUT"));
+    }
+
+    @Test
+    void aScaleToZero_isVerifiedSucceeded_onceNoPodIsLeft() throws Exception {
+        healthyAtRevisionOne();
+        onPause = n -> {
+            if (n == 1) {
+                for (String pod : List.of("web-1111-aaaaa", "web-1111-bbbbb")) {
+                    mock.client().pods().inNamespace("shop").withName(pod).delete();
+                }
+                mock.completeRollout("web", "web-1111");
+            }
+        };
+
+        JsonNode v = run("k8s_scale", "{\"namespace\":\"shop\",\"deployment\":\"web\",\"replicas\":0}")
+                .path("verification");
+
+        assertThat(v.path("verdict").asString()).as(v.toString()).isEqualTo("SUCCEEDED");
+        assertThat(v.path("summary").asString())
+                .startsWith("Scale of deployment shop/web to 0 replica(s) verified: web-1111 0/0");
     }
 
     private void crashRevisionOnePods(int restarts) {
