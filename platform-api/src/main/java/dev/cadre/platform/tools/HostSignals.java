@@ -254,7 +254,8 @@ final class HostSignals {
             severity = "high";
         }
         String top = shares.entrySet().stream()
-                .filter(e -> !e.getKey().equals("idle"))
+                // iowait and steal have their own place in the sentence; a mode under 1% is no "top" user.
+                .filter(e -> !e.getKey().matches("idle|iowait|steal") && e.getValue() >= 0.01)
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .limit(3)
                 .map(e -> e.getKey() + " " + pct(e.getValue()))
@@ -262,10 +263,10 @@ final class HostSignals {
                 .orElse("");
         String description = String.format(
                 Locale.ROOT,
-                "CPU %s busy on %s (%s; iowait %s, steal %s)%s over %s; %s",
+                "CPU %s busy on %s (%siowait %s, steal %s)%s over %s; %s",
                 pct(busy),
                 s.target.name(),
-                top,
+                top.isEmpty() ? "" : top + "; ",
                 pct(iowait),
                 pct(steal),
                 perCore == null ? "" : String.format(Locale.ROOT, ", load1 %.2f per core", perCore),
