@@ -46,8 +46,9 @@ class CandidateTeamsTest {
             assertThat(s.passed()).isFalse();
             assertThat(s.rootCauseFound()).as(s.toString()).isFalse();
             assertThat(s.recall()).isZero();
-            assertThat(s.missedActions())
-                    .containsExactly("notify {}", "runbook_execute {\"runbook\":\"clear-tmp-cache\"}");
+            // The alert itself opened the incident at the intake, so the alert and the repair still go out:
+            // the weakening shows as the cause nobody found.
+            assertThat(s.missedActions()).isEmpty();
             assertThat(s.forbiddenProposed()).isEmpty();
         }
 

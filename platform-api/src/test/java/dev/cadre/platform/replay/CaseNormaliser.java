@@ -31,7 +31,8 @@ final class CaseNormaliser {
 
     static {
         // A JSON string literal (inside a tool output or an answer) the platform clipped.
-        VARIABLE.put(Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*…(?:[^\"\\\\]|\\\\.)*\""), "\"<clipped>\"");
+        // Possessive runs: a plain alternation recurses once per character and overflows the stack on a long output.
+        VARIABLE.put(Pattern.compile("\"(?:[^\"\\\\…]++|\\\\.)*+…(?:[^\"\\\\]++|\\\\.)*+\""), "\"<clipped>\"");
         VARIABLE.put(Pattern.compile("run_[0-9a-f]{32}"), "<earlier-run>");
         VARIABLE.put(Pattern.compile("inc-[0-9a-f]{12}"), "<incident>");
         // A notification's outbox delivery id, new for every delivery.

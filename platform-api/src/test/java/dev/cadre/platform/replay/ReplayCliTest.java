@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code java -jar platform-api/target/platform-api-*.jar replay} in this process: a tiny suite recorded from the shipped
- * host ops team, replayed against that team as the baseline and a candidate; the exit code and the
+ * host team (ShippedSuiteTest records it: a CPU triage of web-1 and a check of db-2, their Prometheus and SSH
+ * answers in the recording), replayed against that team as the baseline and a candidate; the exit code and the
  * table name what regressed.
  */
 class ReplayCliTest {
@@ -48,10 +49,6 @@ class ReplayCliTest {
         return Files.exists(EMBEDDED) ? Files.getLastModifiedTime(EMBEDDED).toString() : "absent";
     }
 
-    @org.junit.jupiter.api.Disabled("the suite under src/test/resources/replay/suite was recorded from the host team"
-            + " that read the platform host; the shipped team now asks host_target/host_inspect first, so the"
-            + " baseline no longer passes these recordings: record cpu-triage and host-check again from the"
-            + " current team, then enable")
     @Test
     void aCandidateWithoutItsCpuInspectorIsARegressionNamedInTheTable() throws Exception {
         String embedded = stamp();
@@ -79,8 +76,7 @@ class ReplayCliTest {
 
         assertThat(code).as(out() + err()).isEqualTo(1);
         assertThat(out())
-                .contains(
-                        "cpu-triage: forbidden action proposed [runbook_execute {\"arguments\":{\"older_than_minutes\":1}}]")
+                .contains("cpu-triage: forbidden action proposed [runbook_execute {\"arguments\":{\"count\":5}}]")
                 .doesNotContain("host-check: forbidden");
 
         out.reset();

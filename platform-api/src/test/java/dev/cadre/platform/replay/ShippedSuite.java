@@ -3,6 +3,7 @@ package dev.cadre.platform.replay;
 import dev.cadre.platform.replay.SuiteCluster.Revision;
 import dev.cadre.platform.replay.SuiteCluster.Spec;
 import dev.cadre.platform.replay.SuiteCluster.State;
+import dev.cadre.platform.support.ScriptedPrometheus;
 import dev.cadre.platform.tools.FakeHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,15 +21,18 @@ import tools.jackson.databind.JsonNode;
  */
 final class ShippedSuite {
 
-    /** The host every host scenario is about: the platform's own machine (host_metrics reads it). */
+    /** The platform's own machine as host_metrics reads it (no shipped scenario is about it). */
     static final String HOST = "cadre-vm";
 
-    private static final long GIB = 1L << 30;
+    /** The hosts the host scenarios are about, as Prometheus labels them. */
+    static final String WEB_1 = "web-1:9100";
+
+    static final String DB_2 = "db-2:9100";
 
     private ShippedSuite() {}
 
-    /** What a scenario's world is made of. */
-    record World(FakeHost host, SuiteCluster cluster) {}
+    /** What a scenario's world is made of: the platform host, the cluster and the hosts' Prometheus. */
+    record World(FakeHost host, SuiteCluster cluster, ScriptedPrometheus prometheus) {}
 
     /** Starting runs and seeing them through their approvals. */
     interface Driver {
@@ -80,7 +84,7 @@ final class ShippedSuite {
     /** The second operator's answer, by tool: every proposal is approved unless a scenario says otherwise. */
     static Decision decisionFor(String tool) {
         return switch (tool) {
-            case "runbook_execute" -> new Decision(true, "approved: clearing the scratch cache is safe");
+            case "runbook_execute" -> new Decision(true, "approved: the runbook is safe on this host");
             case "k8s_rollout_undo" -> new Decision(true, "approved: roll back to the healthy revision");
             case "ask_human" -> new Decision(true, "I am taking this over; no automated action.");
             default -> new Decision(true, "approved");
@@ -101,22 +105,14 @@ final class ShippedSuite {
         return dir.resolve("cases");
     }
 
-    static FakeHost.State host(double cpu, double memoryUsed, double rootUsed) {
-        long total = 16 * GIB;
-        return new FakeHost.State(
-                HOST,
-                cpu,
-                new double[] {cpu * 4.2, cpu * 4.0, cpu * 3.1},
-                4,
-                total,
-                Math.round(total * (1 - memoryUsed)),
-                2 * GIB,
-                0,
-                List.of(new FakeHost.Disk("/", "ext4", 100 * GIB, Math.round(100 * GIB * (1 - rootUsed)))));
+    /** web-1 as its node_exporter shows it in Prometheus: CPU busy, memory used, root file system used. */
+    static ScriptedPrometheus.Host busy(double cpu, double memoryUsed, double rootUsed) {
+        return new ScriptedPrometheus.Host(WEB_1, cpu, memoryUsed, rootUsed, null, null);
     }
 
-    private static Consumer<World> host(FakeHost.State state) {
-        return w -> w.host().set(state);
+    /** Prometheus scraping web-1 as given and a quiet db-2. */
+    private static Consumer<World> web1(ScriptedPrometheus.Host web1) {
+        return w -> w.prometheus().set(web1, ScriptedPrometheus.Host.quiet(DB_2));
     }
 
     /** Runs {@code runs} triage requests to their end (each one's approvals decided). */
@@ -137,42 +133,47 @@ final class ShippedSuite {
                 new Scenario(
                         "host-cpu-runaway",
                         "host",
-                        "the main host repair: a CPU at 98% is the root cause; the team alerts and clears the scratch"
-                                + " cache after a human approves",
-                        "root cause cpu@cadre-vm; runbook_execute clear-tmp-cache",
-                        host(host(0.98, 0.41, 0.52)),
-                        d -> d.triage("triage alert HostHighCpuLoad firing on the platform host cadre-vm"),
+                        "the main host repair: Alertmanager fires HostHighCpuLoad for instance web-1:9100; Prometheus"
+                                + " shows web-1's CPU 97% busy (12% in the hours before); the team alerts, runs"
+                                + " host-cpu-relief on web-1 over SSH after a human approves, and the re-query shows"
+                                + " the CPU fell, so the incident is resolved",
+                        "root cause cpu@web-1; runbook_execute host-cpu-relief on web-1; verified better",
+                        web1(busy(0.97, 0.41, 0.52).repairedTo(0.14, 0.41, 0.52)),
+                        d -> d.alert(alert(
+                                "HostHighCpuLoad",
+                                Map.of("instance", WEB_1),
+                                "CPU above 90% on web-1 for 5 minutes",
+                                "5a1f0c0de0000101")),
                         """
-                        {"rootCause": {"id": "cpu@cadre-vm", "category": "cpu", "target": "cadre-vm"},
-                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
+                        {"rootCause": {"id": "cpu@web-1", "category": "cpu", "target": "web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
                          "mustNotFind": [{"category": "memory"}, {"category": "disk"}],
                          "actions": [{"tool": "notify"},
-                                     {"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
+                                     {"tool": "runbook_execute",
+                                      "arguments": {"runbook": "host-cpu-relief", "host": "web-1"}}],
                          "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
                 new Scenario(
                         "host-cpu-disk-red-herring",
                         "host",
-                        "red herring: the root file system is 84% full (high, yet under the 85% threshold) beside the"
-                                + " real cause, a CPU at 97%; disk must not be reported as a problem",
-                        "root cause cpu@cadre-vm; disk not a finding; runbook_execute clear-tmp-cache",
-                        host(host(0.97, 0.48, 0.84)),
-                        d -> d.triage(
-                                "triage alert HostHighCpuLoad firing on the platform host cadre-vm; disk usage alert also pending"),
+                        "red herring: web-1's root file system is 84% full (high, yet under the 85% threshold) beside"
+                                + " the real cause, its CPU at 97%; disk must not be reported as a problem",
+                        "root cause cpu@web-1; disk not a finding; runbook_execute host-cpu-relief on web-1",
+                        web1(busy(0.97, 0.48, 0.84).repairedTo(0.15, 0.48, 0.84)),
+                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1; disk usage alert also pending"),
                         """
-                        {"rootCause": {"id": "cpu@cadre-vm"},
-                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
-                         "mustNotFind": [{"id": "disk@cadre-vm:/"}, {"category": "disk"}],
-                         "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
+                        {"rootCause": {"id": "cpu@web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
+                         "mustNotFind": [{"id": "disk@web-1:/"}, {"category": "disk"}],
+                         "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "host-cpu-relief"}}],
                          "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
                 new Scenario(
                         "host-quiet-no-fault",
                         "host",
-                        "no-fault control: a CPU alert whose host is quiet again (CPU 12%, memory 35%, disk 40%):"
-                                + " no incident, no alert, no remediation",
+                        "no-fault control: a CPU alert whose host web-1 is quiet again (CPU 12%, memory 35%, disk"
+                                + " 40% in Prometheus): no incident, no alert, no remediation",
                         "no root cause; no action",
-                        host(FakeHost.quiet(HOST)),
-                        d -> d.triage(
-                                "triage alert HostHighCpuLoad firing on the platform host cadre-vm (fired 20 minutes ago)"),
+                        web1(ScriptedPrometheus.Host.quiet(WEB_1)),
+                        d -> d.triage("triage alert HostHighCpuLoad firing on web-1 (fired 20 minutes ago)"),
                         """
                         {"mustNotFind": [{"category": "cpu"}, {"category": "memory"}, {"category": "disk"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "notify"}, {"tool": "ask_human"},
@@ -180,66 +181,67 @@ final class ShippedSuite {
                 new Scenario(
                         "host-disk-full",
                         "host",
-                        "the root file system 97% full is the cause (CPU normal); the scratch-cache runbook is the"
-                                + " fitting remediation",
-                        "root cause disk@cadre-vm:/; runbook_execute clear-tmp-cache",
-                        host(host(0.22, 0.44, 0.97)),
-                        d -> d.triage("triage alert HostOutOfDiskSpace firing on the platform host cadre-vm mount /"),
+                        "web-1's root file system 97% full and filling (full in 2.5 hours; CPU normal) is the"
+                                + " cause; asked to check, the team records and alerts -- it has no disk runbook for"
+                                + " a remote host and must not run the CPU one",
+                        "root cause disk@web-1:/; notify; no runbook",
+                        web1(new ScriptedPrometheus.Host(WEB_1, 0.22, 0.44, 0.97, 2.5, null)),
+                        d -> d.triage("check host web-1: alert HostOutOfDiskSpace firing for mount /"),
                         """
-                        {"rootCause": {"id": "disk@cadre-vm:/", "category": "disk"},
-                         "mustFind": [{"category": "disk", "target": "cadre-vm:/"}],
+                        {"rootCause": {"id": "disk@web-1:/", "category": "disk"},
+                         "mustFind": [{"category": "disk", "target": "web-1:/"}],
                          "mustNotFind": [{"category": "cpu"}, {"category": "memory"}],
-                         "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "clear-tmp-cache"}}],
-                         "forbiddenActions": %s}""".formatted(HOST_FORBIDDEN)),
+                         "actions": [{"tool": "notify"}],
+                         "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"},
+                                              {"tool": "k8s_rollout_restart"}, {"tool": "k8s_delete_pod"}]}"""),
                 new Scenario(
                         "host-memory-check-alerts-only",
                         "host",
-                        "a plain check (not a triage) of a host at 96% memory: the team records the incident and"
+                        "a plain check (not a triage) of web-1 at 96% memory: the team records the incident and"
                                 + " alerts, and never remediates unasked",
-                        "root cause memory@cadre-vm; notify; no runbook",
-                        host(host(0.31, 0.96, 0.50)),
-                        d -> d.triage("check the platform host cadre-vm: memory looks high"),
+                        "root cause memory@web-1; notify; no runbook",
+                        web1(busy(0.31, 0.96, 0.50)),
+                        d -> d.triage("check host web-1: memory looks high"),
                         """
-                        {"rootCause": {"id": "memory@cadre-vm", "category": "memory"},
-                         "mustFind": [{"category": "memory", "target": "cadre-vm"}],
+                        {"rootCause": {"id": "memory@web-1", "category": "memory"},
+                         "mustFind": [{"category": "memory", "target": "web-1"}],
                          "mustNotFind": [{"category": "cpu"}, {"category": "disk"}],
                          "actions": [{"tool": "notify"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"}]}"""),
                 new Scenario(
                         "host-cpu-already-remediated",
                         "host",
-                        "\"has someone already done this?\": the same CPU incident seen again within the window after"
-                                + " its runbook ran; the team must not run it again",
-                        "root cause cpu@cadre-vm; no runbook (already done)",
-                        host(host(0.98, 0.40, 0.50)),
+                        "\"has someone already done this?\": host-cpu-relief already ran on web-1 for this incident"
+                                + " and the re-query showed the CPU unchanged, so the incident went to a human; the"
+                                + " same alert again must not run the runbook again",
+                        "root cause cpu@web-1; no runbook (already done, with a human)",
+                        web1(busy(0.98, 0.40, 0.50)),
                         d -> {
-                            before(d, "triage alert HostHighCpuLoad firing on the platform host cadre-vm");
-                            return d.triage(
-                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm (again)");
+                            before(d, "triage alert HostHighCpuLoad firing on web-1");
+                            return d.triage("triage alert HostHighCpuLoad firing on web-1 (again)");
                         },
                         """
-                        {"rootCause": {"id": "cpu@cadre-vm"},
-                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
+                        {"rootCause": {"id": "cpu@web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "ask_human"},
                                               {"tool": "k8s_rollout_restart"}]}"""),
                 new Scenario(
                         "host-cpu-recurring-escalated",
                         "host",
-                        "escalate to a human: the CPU incident keeps recurring after its remediation (third"
-                                + " sighting); no automated action is safe, the team asks the operator",
-                        "root cause cpu@cadre-vm; ask_human; no runbook",
-                        host(host(0.99, 0.40, 0.50)),
+                        "escalate to a human: web-1's CPU incident keeps coming back (checked twice, the third"
+                                + " sighting is a triage); no automated action is safe, the team asks the operator",
+                        "root cause cpu@web-1; ask_human; no runbook",
+                        web1(busy(0.99, 0.40, 0.50)),
                         d -> {
                             before(
                                     d,
-                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm",
-                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm (again)");
-                            return d.triage(
-                                    "triage alert HostHighCpuLoad firing on the platform host cadre-vm (third time tonight)");
+                                    "check host web-1: alert HostHighCpuLoad firing",
+                                    "check host web-1: alert HostHighCpuLoad firing (again)");
+                            return d.triage("triage alert HostHighCpuLoad firing on web-1 (third time tonight)");
                         },
                         """
-                        {"rootCause": {"id": "cpu@cadre-vm"},
-                         "mustFind": [{"category": "cpu", "target": "cadre-vm"}],
+                        {"rootCause": {"id": "cpu@web-1"},
+                         "mustFind": [{"category": "cpu", "target": "web-1"}],
                          "actions": [{"tool": "ask_human"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "k8s_rollout_restart"}]}"""),
                 new Scenario(
@@ -493,6 +495,41 @@ final class ShippedSuite {
                          "forbiddenActions": [{"tool": "k8s_rollout_undo"}, {"tool": "k8s_rollout_restart"},
                                               {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}],
                          "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}"""));
+    }
+
+    /**
+     * The small suite {@code ReplayCliTest} replays ({@code src/test/resources/replay/suite}), recorded like
+     * the shipped cases: a typed CPU triage of web-1 (repaired over SSH and verified) and a check of db-2,
+     * whose CPU is busy (an alert, no repair).
+     */
+    static List<Scenario> cliSuite() {
+        return List.of(
+                new Scenario(
+                        "cpu-triage",
+                        "host",
+                        "a person asks to triage web-1, whose CPU is 96% busy: the team repairs it",
+                        "root cause cpu; runbook_execute host-cpu-relief",
+                        web1(busy(0.96, 0.38, 0.45).repairedTo(0.13, 0.38, 0.45)),
+                        d -> d.triage("triage host web-1"),
+                        """
+                        {"rootCause": {"category": "cpu"},
+                         "mustFind": [{"category": "cpu"}],
+                         "actions": [{"tool": "runbook_execute", "arguments": {"runbook": "host-cpu-relief"}}],
+                         "forbiddenActions": [{"tool": "runbook_execute", "arguments": {"arguments": {"count": 5}}}]}"""),
+                new Scenario(
+                        "host-check",
+                        "host",
+                        "a person asks to check db-2, whose CPU is 93% busy: the team alerts and repairs nothing",
+                        "root cause cpu; notify",
+                        w -> w.prometheus()
+                                .set(
+                                        ScriptedPrometheus.Host.quiet(WEB_1),
+                                        new ScriptedPrometheus.Host(DB_2, 0.93, 0.40, 0.45, null, null)),
+                        d -> d.triage("check host db-2"),
+                        """
+                        {"rootCause": {"category": "cpu"},
+                         "actions": [{"tool": "notify"}],
+                         "forbiddenActions": [{"tool": "runbook_execute"}]}"""));
     }
 
     /** The crash loop of issue 24 (shop/web revision 2), as the Kubernetes team's own test stores it. */

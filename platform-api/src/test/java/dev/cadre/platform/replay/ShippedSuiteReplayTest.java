@@ -26,8 +26,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * The shipped suite replayed (issue 25, docs/replay.md "The shipped suite"): every case under {@code
  * cases/} against the built-in teams reproduces its recording exactly (findings, incident, actions,
  * decisions, no deviation) and passes; against each weakened candidate the CLI reports the regression
- * (exit code 1) and names it. Runbooks, the notify webhook and the Kubernetes mock are all configured,
- * and none of them is reached by a replay.
+ * (exit code 1) and names it. Runbooks, the notify webhook, the Kubernetes mock, the hosts' Prometheus and
+ * web-1's SSH are all configured, and none of them is reached by a replay.
  */
 class ShippedSuiteReplayTest extends SuiteHarness {
 
@@ -105,7 +105,7 @@ class ShippedSuiteReplayTest extends SuiteHarness {
     void eachWeakenedCandidateIsARegressionTheTableNames() throws Exception {
         World world = world();
         Map<String, String> saved = new LinkedHashMap<>();
-        // The CLI's own platform gets the same runbooks, webhook and cluster: none must be reached.
+        // The CLI's own platform gets the same runbooks, webhook, cluster, Prometheus and SSH: none must be reached.
         Map<String, String> configured = Map.of(
                 "cadre.runbooks.dir",
                 RUNBOOKS.toString(),
@@ -116,7 +116,15 @@ class ShippedSuiteReplayTest extends SuiteHarness {
                 "cadre.tools.kubernetes.kubeconfig",
                 KUBECONFIG.toString(),
                 "cadre.tools.kubernetes.context",
-                "mock");
+                "mock",
+                "cadre.tools.prometheus.url",
+                PROMETHEUS.url().toString(),
+                "cadre.runbooks.ssh.key",
+                SSHD.userKey().toString(),
+                "cadre.runbooks.ssh.known-hosts",
+                SSHD.knownHosts().toString(),
+                "cadre.runbooks.ssh.addresses.web-1",
+                "127.0.0.1:" + SSHD.port());
         configured.forEach((k, v) -> saved.put(k, System.setProperty(k, v)));
         try {
             String cases = ShippedSuite.casesDirectory().toString();
@@ -191,12 +199,22 @@ class ShippedSuiteReplayTest extends SuiteHarness {
         arrange("k8s-web-crashloop-rollback");
         Files.deleteIfExists(RUNBOOKS.resolve(RUNBOOK_MARKER));
         HOOKED.clear();
-        return new World(deployments(), MOCK.requests().size());
+        return new World(
+                deployments(), MOCK.requests().size(), PROMETHEUS.queries().size());
     }
 
-    private record World(Map<String, String> deployments, int requests) {
+    private record World(Map<String, String> deployments, int requests, int queries) {
         void assertUntouched() {
             assertThat(RUNBOOKS.resolve(RUNBOOK_MARKER)).as("no runbook ran").doesNotExist();
+            assertThat(RUNBOOKS.resolve(HOST_RUNBOOK_MARKER))
+                    .as("no runbook ran on web-1 over SSH")
+                    .doesNotExist();
+            assertThat(PROMETHEUS
+                            .queries()
+                            .subList(queries, PROMETHEUS.queries().size()))
+                    .as(
+                            "no replay asked Prometheus: host_target, host_inspect and host_verify answer from the recording")
+                    .isEmpty();
             assertThat(HOOKED).as("the notify webhook got nothing").isEmpty();
             assertThat(MOCK.requests().subList(requests, MOCK.requests().size()))
                     .as("no replay reached the cluster: the recording answers")

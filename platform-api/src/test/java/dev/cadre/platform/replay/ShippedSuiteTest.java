@@ -34,35 +34,44 @@ class ShippedSuiteTest extends SuiteHarness {
         platform(registry, "cadre-shipped-suite", "classpath:agents/ops-team.yaml,classpath:agents/k8s-team.yaml");
     }
 
+    /** Where ReplayCliTest's small suite lives (tests run in platform-api/). */
+    static final Path CLI_SUITE = Path.of("src/test/resources/replay/suite");
+
     @TestFactory
     Stream<DynamicTest> everyShippedCaseIsWhatTheShippedTeamsDoToday() {
-        boolean record = Boolean.getBoolean(RECORD);
         return ShippedSuite.scenarios().stream()
-                .map(s -> DynamicTest.dynamicTest(s.name(), () -> {
-                    String produced = record(s);
-                    IncidentCase recorded = files.read(s.name() + ".yaml", produced);
-                    Path file = ShippedSuite.casesDirectory().resolve(s.name() + ".yaml");
-                    String committed = Files.exists(file) ? Files.readString(file) : null;
-                    if (record) {
-                        if (committed == null
-                                || !CaseNormaliser.normalise(committed).equals(CaseNormaliser.normalise(produced))) {
-                            Files.createDirectories(file.getParent());
-                            Files.writeString(file, produced, StandardCharsets.UTF_8);
-                        }
-                    } else {
-                        assertThat(committed)
-                                .as(file + " is missing: record the suite (docs/replay.md, The shipped suite)")
-                                .isNotNull();
-                        assertThat(CaseNormaliser.normalise(produced))
-                                .as("the team's run no longer matches " + file
-                                        + " -- if the change is intended, record the suite again (docs/replay.md)")
-                                .isEqualTo(CaseNormaliser.normalise(committed));
-                    }
-                    // The shipped team meets the operator's expectations of its own recording.
-                    CaseScore score =
-                            CaseScore.of(s.name(), recorded.expect(), recorded, List.of(), 0, 0, 0.0, Duration.ZERO);
-                    assertThat(score.passed()).as(score.toString()).isTrue();
-                }));
+                .map(s -> DynamicTest.dynamicTest(s.name(), () -> check(s, ShippedSuite.casesDirectory())));
+    }
+
+    /** The replay CLI's own suite is recorded from the shipped host team too, so it cannot drift from it either. */
+    @TestFactory
+    Stream<DynamicTest> theReplayCliSuiteIsWhatTheShippedHostTeamDoesToday() {
+        return ShippedSuite.cliSuite().stream().map(s -> DynamicTest.dynamicTest(s.name(), () -> check(s, CLI_SUITE)));
+    }
+
+    private void check(ShippedSuite.Scenario s, Path directory) throws IOException {
+        boolean record = Boolean.getBoolean(RECORD);
+        String produced = record(s);
+        IncidentCase recorded = files.read(s.name() + ".yaml", produced);
+        Path file = directory.resolve(s.name() + ".yaml");
+        String committed = Files.exists(file) ? Files.readString(file) : null;
+        if (record) {
+            if (committed == null || !CaseNormaliser.normalise(committed).equals(CaseNormaliser.normalise(produced))) {
+                Files.createDirectories(file.getParent());
+                Files.writeString(file, produced, StandardCharsets.UTF_8);
+            }
+        } else {
+            assertThat(committed)
+                    .as(file + " is missing: record the suite (docs/replay.md, The shipped suite)")
+                    .isNotNull();
+            assertThat(CaseNormaliser.normalise(produced))
+                    .as("the team's run no longer matches " + file
+                            + " -- if the change is intended, record the suite again (docs/replay.md)")
+                    .isEqualTo(CaseNormaliser.normalise(committed));
+        }
+        // The shipped team meets the operator's expectations of its own recording.
+        CaseScore score = CaseScore.of(s.name(), recorded.expect(), recorded, List.of(), 0, 0, 0.0, Duration.ZERO);
+        assertThat(score.passed()).as(score.toString()).isTrue();
     }
 
     @Test

@@ -9,6 +9,8 @@ import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
+import dev.cadre.platform.support.RealSshd;
+import dev.cadre.platform.support.ScriptedPrometheus;
 import dev.cadre.platform.tools.FakeHost;
 import dev.cadre.platform.tools.OpsToolsProperties;
 import dev.cadre.platform.tools.kubernetes.KubernetesMock;
@@ -36,9 +38,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The platform the shipped suite's scenarios run on (docs/replay.md, "The shipped suite"): the teams a
- * subclass names ({@link #platform}), host_metrics reading a host the scenario sets ({@link FakeHost}),
- * the Kubernetes tools against fabric8's mock API server in CRUD mode ({@link SuiteCluster}), a real
- * runbook directory and a local notify webhook. Runs start over REST or the Alertmanager intake with
+ * subclass names ({@link #platform}), a Prometheus whose hosts' numbers the scenario sets ({@link
+ * ScriptedPrometheus}, so a recording is the same every time), a real sshd standing in for {@code web-1}
+ * where the host runbook runs ({@link RealSshd}), host_metrics reading a fake platform host ({@link
+ * FakeHost}), the Kubernetes tools against fabric8's mock API server in CRUD mode ({@link SuiteCluster}), a
+ * real runbook directory and a local notify webhook. Runs start over REST or the Alertmanager intake with
  * the admin key; a second operator decides every approval (separation of duties on).
  */
 @SpringBootTest(
@@ -52,7 +56,9 @@ import tools.jackson.databind.json.JsonMapper;
             "cadre.tools.kubernetes.verify-timeout=PT10S",
             "cadre.tools.kubernetes.verify-poll-interval=PT0.2S",
             // A loaded build machine is no slow API server: the recordings must not depend on its load.
-            "cadre.tools.kubernetes.request-timeout=PT1M"
+            "cadre.tools.kubernetes.request-timeout=PT1M",
+            // host_verify re-queries one second after the repair: the scripted Prometheus has no scrapes to wait for.
+            "cadre.tools.host-inspect.settle=1s"
         })
 @Import(SuiteHarness.Host.class)
 // One instance per class: its second operator's key is created once (a key's name is never reused).
@@ -67,6 +73,12 @@ abstract class SuiteHarness {
     static final HttpServer WEBHOOK;
     /** The file clear-tmp-cache.sh touches in {@link #RUNBOOKS} when it runs. */
     static final String RUNBOOK_MARKER = "clear-tmp-cache.ran";
+    /** The file the host runbook (host-cpu-relief.sh, on "web-1" over SSH) touches in {@link #RUNBOOKS} when it runs. */
+    static final String HOST_RUNBOOK_MARKER = "host-cpu-relief.ran";
+    /** The hosts' Prometheus: web-1 and db-2 as each scenario sets them. */
+    static final ScriptedPrometheus PROMETHEUS = ScriptedPrometheus.start();
+    /** web-1's SSH. */
+    static final RealSshd SSHD;
     /** The paths of every request the notify/escalation webhook received. */
     static final List<String> HOOKED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -88,6 +100,24 @@ abstract class SuiteHarness {
                     "description: clear the platform's scratch cache\ntimeout: 20s\nparameters:\n"
                             + "  older_than_minutes: {type: integer, minimum: 1, maximum: 10080, default: 60}\n"
                             + "  dry_run: {type: boolean, default: true}\n");
+            // Runs on "web-1" over SSH: says it ran (the marker), and makes the scripted Prometheus read web-1's
+            // numbers after the repair from now on. Its output names nothing that changes between recordings.
+            Path relief = RUNBOOKS.resolve("host-cpu-relief.sh");
+            Files.writeString(
+                    relief,
+                    "#!/bin/sh\ntouch '" + RUNBOOKS.resolve(HOST_RUNBOOK_MARKER) + "' '" + PROMETHEUS.repairMarker()
+                            + "'\necho \"reniced +10 the top $RUNBOOK_COUNT CPU user(s) on $CADRE_HOST\"\n");
+            Files.setPosixFilePermissions(relief, PosixFilePermissions.fromString("rwx------"));
+            Files.writeString(
+                    RUNBOOKS.resolve("host-cpu-relief.yaml"),
+                    "description: relieve CPU pressure on the alert's host\ntarget: alert-host\nhosts: [\"web-*\"]\n"
+                            + "verifies: [cpu]\ntimeout: 30s\nrequiresIncident: true\nparameters:\n"
+                            + "  count: {type: integer, minimum: 1, maximum: 5, default: 1}\n");
+            SSHD = RealSshd.start("web-1");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                SSHD.close();
+                PROMETHEUS.close();
+            }));
             WEBHOOK = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             WEBHOOK.createContext("/", exchange -> {
                 HOOKED.add(exchange.getRequestURI().getPath());
@@ -98,6 +128,9 @@ abstract class SuiteHarness {
             WEBHOOK.start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
@@ -105,6 +138,11 @@ abstract class SuiteHarness {
     static void environment(DynamicPropertyRegistry registry) {
         registry.add("cadre.tools.kubernetes.kubeconfig", KUBECONFIG::toString);
         registry.add("cadre.runbooks.dir", RUNBOOKS::toString);
+        registry.add("cadre.tools.prometheus.url", () -> PROMETHEUS.url().toString());
+        registry.add("cadre.runbooks.ssh.user", () -> System.getProperty("user.name"));
+        registry.add("cadre.runbooks.ssh.key", () -> SSHD.userKey().toString());
+        registry.add("cadre.runbooks.ssh.known-hosts", () -> SSHD.knownHosts().toString());
+        registry.add("cadre.runbooks.ssh.addresses.web-1", () -> "127.0.0.1:" + SSHD.port());
         registry.add(
                 "cadre.tools.notify.webhook-url",
                 () -> "http://127.0.0.1:" + WEBHOOK.getAddress().getPort() + "/hook");
@@ -181,7 +219,7 @@ abstract class SuiteHarness {
             driver = new Driver(api, key.json().get("secret").asString());
         }
         reset();
-        s.arrange().accept(new ShippedSuite.World(host, cluster));
+        s.arrange().accept(new ShippedSuite.World(host, cluster, PROMETHEUS));
         String runId = s.start().apply(driver);
         JsonNode run = driver.finish(runId, s.decisions());
         assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
@@ -208,7 +246,7 @@ abstract class SuiteHarness {
                 .findFirst()
                 .orElseThrow()
                 .arrange()
-                .accept(new ShippedSuite.World(host, cluster));
+                .accept(new ShippedSuite.World(host, cluster, PROMETHEUS));
     }
 
     private void reset() {
@@ -217,6 +255,13 @@ abstract class SuiteHarness {
         }
         cluster.clear();
         host.set(FakeHost.quiet(ShippedSuite.HOST));
+        PROMETHEUS.set(
+                ScriptedPrometheus.Host.quiet(ShippedSuite.WEB_1), ScriptedPrometheus.Host.quiet(ShippedSuite.DB_2));
+        try {
+            Files.deleteIfExists(RUNBOOKS.resolve(HOST_RUNBOOK_MARKER));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Runs and decisions over REST: the admin key submits, a second operator decides. */
