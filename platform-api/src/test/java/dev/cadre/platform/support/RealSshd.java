@@ -37,10 +37,17 @@ public final class RealSshd implements AutoCloseable {
                 .as("sshd missing: apt-get install -y openssh-server (./test does it)")
                 .exists();
         Path dir = Files.createTempDirectory("cadre-sshd");
-        keygen(dir.resolve("host_key"));
-        keygen(dir.resolve("user_key"));
-        keygen(dir.resolve("other_key"));
-        Files.copy(dir.resolve("user_key.pub"), dir.resolve("authorized_keys"));
+        keygen(dir.resolve("host_key"), "ecdsa");
+        keygen(dir.resolve("user_key"), "ecdsa");
+        keygen(dir.resolve("other_key"), "ecdsa");
+        // The other key types a deployment may give the platform, each authorised too (see userKey(type)).
+        keygen(dir.resolve("user_key_ed25519"), "ed25519");
+        keygen(dir.resolve("user_key_rsa"), "rsa");
+        Files.writeString(
+                dir.resolve("authorized_keys"),
+                Files.readString(dir.resolve("user_key.pub"))
+                        + Files.readString(dir.resolve("user_key_ed25519.pub"))
+                        + Files.readString(dir.resolve("user_key_rsa.pub")));
         Files.writeString(dir.resolve("known_hosts"), hostName + " " + publicKey(dir.resolve("host_key.pub")) + "\n");
         Files.writeString(
                 dir.resolve("known_hosts_changed"), hostName + " " + publicKey(dir.resolve("other_key.pub")) + "\n");
@@ -94,23 +101,15 @@ public final class RealSshd implements AutoCloseable {
         return sshd;
     }
 
-    private static void keygen(Path key) throws IOException, InterruptedException {
-        // ECDSA: Apache MINA SSHD reads it without extra providers (Ed25519 would need one).
-        Process p = new ProcessBuilder(
-                        "ssh-keygen",
-                        "-q",
-                        "-t",
-                        "ecdsa",
-                        "-b",
-                        "256",
-                        "-N",
-                        "",
-                        "-C",
-                        "cadre-test",
-                        "-f",
-                        key.toString())
-                .redirectErrorStream(true)
-                .start();
+    private static void keygen(Path key, String type) throws IOException, InterruptedException {
+        // ECDSA for the host and the default user key: Apache MINA SSHD reads it with the JDK alone (Ed25519
+        // needs Bouncy Castle, which the platform has through the Kubernetes client).
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("ssh-keygen", "-q", "-t", type));
+        if (!type.equals("ed25519")) {
+            cmd.addAll(java.util.List.of("-b", type.equals("rsa") ? "3072" : "256"));
+        }
+        cmd.addAll(java.util.List.of("-N", "", "-C", "cadre-test", "-f", key.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("ssh-keygen: " + out).isZero();
@@ -128,6 +127,11 @@ public final class RealSshd implements AutoCloseable {
     /** The throw-away private key the platform logs in with. */
     public Path userKey() {
         return dir.resolve("user_key");
+    }
+
+    /** Another authorised private key, of {@code type} {@code ecdsa}, {@code ed25519} or {@code rsa}. */
+    public Path userKey(String type) {
+        return type.equals("ecdsa") ? userKey() : dir.resolve("user_key_" + type);
     }
 
     /** A known_hosts file with this server's key under the host name. */

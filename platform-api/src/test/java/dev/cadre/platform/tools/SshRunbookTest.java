@@ -21,6 +21,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -81,6 +83,10 @@ class SshRunbookTest {
     }
 
     RunbookExecuteTool tool(Path knownHosts) {
+        return tool(knownHosts, sshd.userKey());
+    }
+
+    RunbookExecuteTool tool(Path knownHosts, Path key) {
         return new RunbookExecuteTool(
                 new Runbooks(dir, Duration.ofSeconds(10)),
                 incidents,
@@ -89,7 +95,7 @@ class SshRunbookTest {
                 JSON,
                 new SshRunbookRunner(new OpsToolsProperties.Ssh(
                         System.getProperty("user.name"),
-                        sshd.userKey(),
+                        key,
                         knownHosts,
                         0,
                         Duration.ofSeconds(10),
@@ -118,6 +124,20 @@ class SshRunbookTest {
                         ctx("run-2", "call-2"));
         assertThat(JSON.readTree(again).path("status").asString()).isEqualTo("skipped");
         assertThat(Files.readAllLines(marker)).hasSize(1);
+    }
+
+    /** The key types docs/ops-team.md promises for cadre.runbooks.ssh.key, each logging in to a real sshd. */
+    @ParameterizedTest
+    @ValueSource(strings = {"ecdsa", "ed25519", "rsa"})
+    void theDedicatedKeyMayBeEcdsaEd25519OrRsa(String type) throws Exception {
+        String out = tool(sshd.knownHosts(), sshd.userKey(type))
+                .execute(
+                        args("{\"runbook\":\"mark\",\"host\":\"web-1\",\"incident\":\"" + incident
+                                + "\",\"arguments\":{\"note\":\"" + type + "\"}}"),
+                        ctx("run-key-" + type, "call-key-" + type));
+
+        assertThat(JSON.readTree(out).path("status").asString()).as(out).isEqualTo("ok");
+        assertThat(Files.readAllLines(marker)).containsExactly("web-1 " + type + " --note=" + type);
     }
 
     @Test
