@@ -168,7 +168,12 @@ class A2aTasks {
 
     TaskWire.Snapshot snapshot(RunRecord run) {
         List<ApprovalRecord> pending = run.status() == RunStatus.INPUT_REQUIRED
-                ? approvals.list(ApprovalRecord.PENDING, run.id(), null, 20)
+                ? approvals.list(
+                        TeamScope.allTeams("a task already found in its scope"),
+                        ApprovalRecord.PENDING,
+                        run.id(),
+                        null,
+                        20)
                 : List.of();
         return new TaskWire.Snapshot(run, pending);
     }

@@ -142,13 +142,14 @@ class ApprovalController {
             @RequestParam(required = false) @Nullable String runId,
             @RequestParam(required = false) @Nullable String cursor,
             @RequestParam(defaultValue = "0") @Min(0) int offset,
-            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit,
+            @AuthenticationPrincipal CadrePrincipal caller) {
         if (status != null && !STATUSES.contains(status)) {
             throw ApiProblem.badField("status", "must be one of " + STATUSES);
         }
         PageCursor.refuseOffset(offset);
         PageCursor after = PageCursor.param(cursor);
-        List<ApprovalRecord> rows = approvals.list(status, runId, after, limit + 1);
+        List<ApprovalRecord> rows = approvals.list(caller.scope(), status, runId, after, limit + 1);
         boolean more = rows.size() > limit;
         List<ApprovalRecord> page = more ? rows.subList(0, limit) : rows;
         return new ApprovalPage(
@@ -160,8 +161,8 @@ class ApprovalController {
 
     @Operation(summary = "Get one approval")
     @GetMapping("/{id}")
-    ApprovalView get(@PathVariable String id) {
-        return view(approvals.get(id));
+    ApprovalView get(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal caller) {
+        return view(approvals.get(caller.scope(), id));
     }
 
     @Operation(
@@ -193,7 +194,11 @@ class ApprovalController {
         if (separationOfDuties && edited != null) {
             // Editing proposes a new action: the editor becomes its proposer and may not approve it.
             return view(approvals.decide(
-                    id, new ApprovalService.Decision.ProposeEdit(edited, b.comment()), seen, actor.actor()));
+                    actor.scope(),
+                    id,
+                    new ApprovalService.Decision.ProposeEdit(edited, b.comment()),
+                    seen,
+                    actor.actor()));
         }
         // The proposing key, by id: its console sessions are that key, and another key that happens
         // to carry the same name is someone else.
@@ -208,8 +213,8 @@ class ApprovalController {
                     "proposedBy",
                     approval.proposedBy());
         }
-        return view(
-                approvals.decide(id, new ApprovalService.Decision.Approve(edited, b.comment()), seen, actor.actor()));
+        return view(approvals.decide(
+                actor.scope(), id, new ApprovalService.Decision.Approve(edited, b.comment()), seen, actor.actor()));
     }
 
     @Operation(summary = "Reject a pending tool call")
@@ -226,6 +231,7 @@ class ApprovalController {
         RejectRequest b = body == null ? new RejectRequest(null, null, null) : body;
         requireSeparateDecider(id, actor, "reject");
         return view(approvals.decide(
+                actor.scope(),
                 id,
                 new ApprovalService.Decision.Reject(b.comment()),
                 new ApprovalService.Seen(b.argumentsHash(), b.editedArgumentsHash()),
@@ -250,6 +256,7 @@ class ApprovalController {
         RejectRequest b = body == null ? new RejectRequest(null, null, null) : body;
         requireSeparateDecider(id, actor, "abort");
         return view(approvals.decide(
+                actor.scope(),
                 id,
                 new ApprovalService.Decision.Abort(b.comment()),
                 new ApprovalService.Seen(b.argumentsHash(), b.editedArgumentsHash()),
@@ -262,7 +269,7 @@ class ApprovalController {
      * by key id (a console session is the key it logged in with; a name is only a label).
      */
     private ApprovalRecord requireSeparateDecider(String approvalId, CadrePrincipal actor, String decision) {
-        ApprovalRecord approval = approvals.get(approvalId);
+        ApprovalRecord approval = approvals.get(actor.scope(), approvalId);
         if (!separationOfDuties) {
             return approval;
         }

@@ -6,6 +6,7 @@ import dev.cadre.agent.approval.ApprovalGate;
 import dev.cadre.agent.approval.ApprovalRequest;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.Actor;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.PageCursor;
 import dev.cadre.platform.web.SecretRedactor;
@@ -54,6 +55,7 @@ public class ApprovalService implements ApprovalGate {
     private final Map<String, CompletableFuture<ApprovalDecision>> waiting = new ConcurrentHashMap<>();
     private final List<ApprovalListener> listeners;
     private final Proposals proposals;
+    private final RunTeams runTeams;
 
     ApprovalService(
             ApprovalStore store,
@@ -63,7 +65,9 @@ public class ApprovalService implements ApprovalGate {
             SecretRedactor redactor,
             Clock clock,
             @Value("${cadre.approvals.timeout:PT30M}") Duration timeout,
-            List<ApprovalListener> listeners) {
+            List<ApprovalListener> listeners,
+            RunTeams runTeams) {
+        this.runTeams = runTeams;
         this.store = store;
         this.proposals = proposals;
         this.audit = audit;
@@ -130,7 +134,8 @@ public class ApprovalService implements ApprovalGate {
                     continue; // decided or superseded meanwhile: look again
                 }
             }
-            ApprovalRecord inserted = store.insertAttempt(newRecord(id, attempt, hash, request));
+            ApprovalRecord inserted =
+                    store.insertAttempt(newRecord(id, attempt, hash, request), runTeams.teamOf(request.runId()));
             stored = hash.equals(inserted.argumentsHash()) && !inserted.status().equals(ApprovalRecord.SUPERSEDED)
                     ? inserted
                     : null;
@@ -221,14 +226,15 @@ public class ApprovalService implements ApprovalGate {
         return store.latestByCall(runId, sessionId, callId);
     }
 
-    public ApprovalRecord get(String id) {
-        return store.find(id).orElseThrow(() -> ApiProblem.notFound("approval", id));
+    /** The request {@code id} if {@code scope} sees it; 404 otherwise, exactly as for one that never was. */
+    public ApprovalRecord get(TeamScope scope, String id) {
+        return store.find(scope, id).orElseThrow(() -> ApiProblem.notFound("approval", id));
     }
 
     /** Newest first, continuing after {@code after} (keyset paging). */
     public List<ApprovalRecord> list(
-            @Nullable String status, @Nullable String runId, @Nullable PageCursor after, int limit) {
-        return store.list(status, runId, after, limit);
+            TeamScope scope, @Nullable String status, @Nullable String runId, @Nullable PageCursor after, int limit) {
+        return store.list(scope, status, runId, after, limit);
     }
 
     public long pendingCount() {
@@ -254,8 +260,8 @@ public class ApprovalService implements ApprovalGate {
      * again by the tool (fresh state, fresh description) and may not change the action's target.
      * 409 {@code approval-already-decided} when the request is no longer pending.
      */
-    public ApprovalRecord decide(String id, Decision decision, Seen seen, Actor actor) {
-        ApprovalRecord current = get(id);
+    public ApprovalRecord decide(TeamScope scope, String id, Decision decision, Seen seen, Actor actor) {
+        ApprovalRecord current = get(scope, id);
         if (!current.pending()) {
             throw alreadyDecided(current);
         }
@@ -310,7 +316,7 @@ public class ApprovalService implements ApprovalGate {
                         actor,
                         now);
         };
-        ApprovalRecord after = get(id);
+        ApprovalRecord after = get(scope, id);
         if (!applied) {
             // Still pending: someone proposed (other) edits between our read and our write.
             throw after.pending() ? changed(after, "edits were proposed on it meanwhile") : alreadyDecided(after);

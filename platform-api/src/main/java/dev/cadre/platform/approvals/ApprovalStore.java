@@ -2,6 +2,10 @@ package dev.cadre.platform.approvals;
 
 import dev.cadre.platform.security.Actor;
 import dev.cadre.platform.storage.Removed;
+import dev.cadre.platform.tenancy.AcrossTeams;
+import dev.cadre.platform.tenancy.TeamId;
+import dev.cadre.platform.tenancy.TeamOwned;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.PageCursor;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,6 +24,7 @@ import org.springframework.stereotype.Repository;
  * methods.
  */
 @Repository
+@TeamOwned
 public class ApprovalStore {
 
     private static final String COLUMNS =
@@ -37,10 +42,11 @@ public class ApprovalStore {
      * Inserts the request as attempt {@code r.attempt()} of its call; when that attempt exists already
      * (another instance raced us, or the same request again) returns the stored one instead.
      */
-    ApprovalRecord insertAttempt(ApprovalRecord r) {
+    ApprovalRecord insertAttempt(ApprovalRecord r, TeamId team) {
         try {
-            jdbc.sql("INSERT INTO cadre_approval (" + COLUMNS
-                            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            jdbc.sql(
+                            "INSERT INTO cadre_approval (" + COLUMNS
+                                    + ", team) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .params(
                             r.id(),
                             r.runId(),
@@ -66,7 +72,8 @@ public class ApprovalStore {
                             null,
                             null,
                             null,
-                            null)
+                            null,
+                            team.name())
                     .update();
             return r;
         } catch (DuplicateKeyException raced) {
@@ -74,6 +81,22 @@ public class ApprovalStore {
         }
     }
 
+    /** The request {@code id} when {@code scope} sees it (its run's team): another team's is as absent. */
+    Optional<ApprovalRecord> find(TeamScope scope, String id) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_approval WHERE id = ?");
+        var params = new java.util.ArrayList<Object>(List.of(id));
+        team(scope, sql, params);
+        return jdbc.sql(sql.toString()).params(params).query(ApprovalStore::map).optional();
+    }
+
+    private static void team(TeamScope scope, StringBuilder sql, List<Object> params) {
+        scope.team().ifPresent(t -> {
+            sql.append(" AND team = ?");
+            params.add(t.name());
+        });
+    }
+
+    @AcrossTeams("the approval service, on a request it recorded or was handed")
     Optional<ApprovalRecord> find(String id) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM cadre_approval WHERE id = ?")
                 .param(id)
@@ -120,9 +143,11 @@ public class ApprovalStore {
                 .update();
     }
 
-    List<ApprovalRecord> list(@Nullable String status, @Nullable String runId, @Nullable PageCursor after, int limit) {
+    List<ApprovalRecord> list(
+            TeamScope scope, @Nullable String status, @Nullable String runId, @Nullable PageCursor after, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM cadre_approval WHERE 1 = 1");
         var params = new java.util.ArrayList<Object>();
+        team(scope, sql, params);
         if (status != null) {
             sql.append(" AND status = ?");
             params.add(status);
@@ -144,6 +169,7 @@ public class ApprovalStore {
     }
 
     /** Requests waiting for a decision, over all runs. */
+    @AcrossTeams("platform-wide gauge, like the Prometheus metrics")
     public long countPending() {
         return jdbc.sql("SELECT COUNT(*) FROM cadre_approval WHERE status = 'pending'")
                 .query(Long.class)
@@ -296,6 +322,7 @@ public class ApprovalStore {
      * When the oldest cadre_approval row in {@code status} was created, for the age gauges the shipped
      * alerts read; one lookup on the {@code (status, created_at)} index.
      */
+    @AcrossTeams("platform-wide gauges for the shipped alerts")
     public Optional<Instant> oldestCreatedAt(String status) {
         return jdbc.sql("SELECT MIN(created_at) FROM cadre_approval WHERE status = ?")
                 .param(status)
@@ -307,6 +334,7 @@ public class ApprovalStore {
     // ---- retention (RetentionService) ----
 
     /** Runs with an approval request still pending: retention keeps them whatever their age. */
+    @AcrossTeams("retention keeps every team's runs that wait for a human")
     public java.util.Set<String> runsWithPendingApprovals() {
         return new java.util.HashSet<>(jdbc.sql("SELECT DISTINCT run_id FROM cadre_approval WHERE status = 'pending'")
                 .query(String.class)
@@ -314,6 +342,7 @@ public class ApprovalStore {
     }
 
     /** Removes the decided (or expired) requests of these runs; a pending one is never removed. */
+    @AcrossTeams("retention removes every team's expired runs")
     public Removed deleteOfRuns(java.util.Collection<String> runIds) {
         if (runIds.isEmpty()) {
             return Removed.NONE;
@@ -344,11 +373,13 @@ public class ApprovalStore {
     }
 
     /** Bytes on disk of the table (with indexes and TOAST); empty where the database cannot tell (H2). */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public java.util.OptionalLong sizeBytes() {
         return size.bytes();
     }
 
     /** PostgreSQL: makes the space of removed rows reusable now ({@link dev.cadre.platform.storage.PostgresSizes#vacuum}). */
+    @AcrossTeams("retention and storage figures are platform-wide")
     public void reclaimSpace() {
         size.whereMeasurable(() ->
                 jdbc.sql(dev.cadre.platform.storage.PostgresSizes.vacuum(TABLE)).update());

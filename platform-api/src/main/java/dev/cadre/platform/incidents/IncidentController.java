@@ -228,7 +228,8 @@ class IncidentController {
             }
             linked.add(new LinkedRun(run.id(), run.agent(), run.status().wire(), run.createdAt(), run.finishedAt()));
             if (!run.status().terminal()) {
-                for (ApprovalRecord a : approvals.list("pending", runId, null, 20)) {
+                for (ApprovalRecord a :
+                        approvals.list(TeamScope.allTeams("an incident's linked runs"), "pending", runId, null, 20)) {
                     pending.add(
                             new PendingApproval(a.id(), a.runId(), a.tool(), a.what(), a.createdAt(), a.expiresAt()));
                 }

@@ -12,6 +12,7 @@ import dev.cadre.platform.runs.RunService;
 import dev.cadre.platform.runs.RunStatus;
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.security.Role;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import dev.cadre.platform.web.SecretRedactor;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -249,7 +250,12 @@ final class McpAgentTools {
                                 .isError(false)
                                 .build());
             case INPUT_REQUIRED -> {
-                List<ApprovalRecord> pending = approvals.list(ApprovalRecord.PENDING, run.id(), null, 20);
+                List<ApprovalRecord> pending = approvals.list(
+                        TeamScope.allTeams("the run this call just started"),
+                        ApprovalRecord.PENDING,
+                        run.id(),
+                        null,
+                        20);
                 StringBuilder text = new StringBuilder("Run " + run.id() + " of " + agent + " is waiting for a human.");
                 for (ApprovalRecord a : pending) {
                     text.append(" Approval ")

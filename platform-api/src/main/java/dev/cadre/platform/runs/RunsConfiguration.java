@@ -12,9 +12,11 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.platform.agents.AgentCatalog;
 import dev.cadre.platform.approvals.ApprovalService;
 import dev.cadre.platform.approvals.RunSubmitters;
+import dev.cadre.platform.approvals.RunTeams;
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.security.ApiKeyService;
 import dev.cadre.platform.security.Role;
+import dev.cadre.platform.tenancy.TeamId;
 import dev.cadre.platform.tenancy.TeamScope;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
@@ -38,6 +40,12 @@ class RunsConfiguration {
     RunSubmitters runSubmitters(RunService runs) {
         return runId -> runs.get(TeamScope.allTeams("the submitter of an approval's run"), runId)
                 .submitter();
+    }
+
+    /** The team of a run, whose approvals are that team's (approvals must not depend on runs). */
+    @Bean
+    RunTeams runTeams(RunStore store) {
+        return runId -> store.find(runId).map(RunRecord::teamId).orElse(TeamId.DEFAULT);
     }
 
     /** Builds the run rollups from the runs stored before V8, once, before any run executes. */

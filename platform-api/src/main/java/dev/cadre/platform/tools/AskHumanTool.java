@@ -6,6 +6,7 @@ import dev.cadre.agent.tool.Tool;
 import dev.cadre.agent.tool.ToolContext;
 import dev.cadre.platform.approvals.ApprovalRecord;
 import dev.cadre.platform.approvals.ApprovalService;
+import dev.cadre.platform.tenancy.TeamScope;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -60,9 +61,13 @@ final class AskHumanTool implements Tool {
     public String execute(JsonNode args, ToolContext ctx) {
         ObjectNode out = json.createObjectNode();
         out.put("question", args.get("question").asString());
-        Optional<ApprovalRecord> record = approvals.list(null, ctx.runId(), null, 500).stream()
-                .filter(r -> r.callId().equals(ctx.callId()) && r.sessionId().equals(ctx.sessionId()))
-                .findFirst();
+        Optional<ApprovalRecord> record =
+                approvals
+                        .list(TeamScope.allTeams("the run asking, by its own id"), null, ctx.runId(), null, 500)
+                        .stream()
+                        .filter(r ->
+                                r.callId().equals(ctx.callId()) && r.sessionId().equals(ctx.sessionId()))
+                        .findFirst();
         String answer = args.path("answer").asString("");
         if (answer.isBlank()) {
             answer = record.map(ApprovalRecord::comment).orElse("");

@@ -11,6 +11,7 @@ import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
 import dev.cadre.platform.outbox.DeliveryState;
 import dev.cadre.platform.outbox.OutboxListener;
+import dev.cadre.platform.tenancy.TeamScope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -152,7 +153,8 @@ final class NotifyTool implements Tool, dev.cadre.platform.agents.Outward {
     private List<String> pendingApprovals(String runId) {
         List<String> ids = new ArrayList<>();
         if (approvals != null) {
-            for (ApprovalRecord a : approvals.list("pending", runId, null, 5)) {
+            for (ApprovalRecord a :
+                    approvals.list(TeamScope.allTeams("the run notifying, by its own id"), "pending", runId, null, 5)) {
                 ids.add(a.id());
             }
         }

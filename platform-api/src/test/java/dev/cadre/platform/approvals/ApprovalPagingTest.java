@@ -28,31 +28,35 @@ class ApprovalPagingTest {
 
     private String insert(String runId, Instant createdAt) {
         String id = UUID.randomUUID().toString();
-        store.insertAttempt(new ApprovalRecord(
-                id,
-                runId,
-                "s",
-                id,
-                "paging-agent",
-                "runbook_execute",
-                "{}",
-                "what",
-                "why",
-                0.5,
-                null,
-                ApprovalRecord.APPROVED,
-                null,
-                null,
-                "someone",
-                createdAt,
-                createdAt,
-                createdAt.plus(1, ChronoUnit.DAYS),
-                0,
-                dev.cadre.agent.approval.ActionHash.of(
+        store.insertAttempt(
+                new ApprovalRecord(
+                        id,
+                        runId,
+                        "s",
+                        id,
+                        "paging-agent",
                         "runbook_execute",
-                        tools.jackson.databind.json.JsonMapper.builder().build().createObjectNode()),
-                null,
-                null));
+                        "{}",
+                        "what",
+                        "why",
+                        0.5,
+                        null,
+                        ApprovalRecord.APPROVED,
+                        null,
+                        null,
+                        "someone",
+                        createdAt,
+                        createdAt,
+                        createdAt.plus(1, ChronoUnit.DAYS),
+                        0,
+                        dev.cadre.agent.approval.ActionHash.of(
+                                "runbook_execute",
+                                tools.jackson.databind.json.JsonMapper.builder()
+                                        .build()
+                                        .createObjectNode()),
+                        null,
+                        null),
+                dev.cadre.platform.tenancy.TeamId.DEFAULT);
         return id;
     }
 

@@ -354,12 +354,19 @@ class IncidentApiTest {
                         0.9,
                         List.of("roll back", "verify")))
                 .toCompletableFuture();
-        String approvalId =
-                approvals.list("pending", runId, null, 10).getFirst().id();
+        String approvalId = approvals
+                .list(dev.cadre.platform.tenancy.TeamScope.allTeams("test"), "pending", runId, null, 10)
+                .getFirst()
+                .id();
         approvals.decide(
+                dev.cadre.platform.tenancy.TeamScope.allTeams("test"),
                 approvalId,
                 new ApprovalService.Decision.Approve(null, "the previous image was fine"),
-                new ApprovalService.Seen(approvals.get(approvalId).argumentsHash(), null),
+                new ApprovalService.Seen(
+                        approvals
+                                .get(dev.cadre.platform.tenancy.TeamScope.allTeams("test"), approvalId)
+                                .argumentsHash(),
+                        null),
                 new dev.cadre.platform.security.Actor(null, "alice"));
         assertThat(asked.get(30, TimeUnit.SECONDS)).isInstanceOf(ApprovalDecision.Approved.class);
 

@@ -93,6 +93,51 @@ class TeamIsolationTest {
     }
 
     @Test
+    void anotherTeamsApproval_answers404_andIsNotListed_andCannotBeDecided() {
+        String blueOperator = key("blue", "operator");
+        String runId = run(blueOperator, "fixer");
+        String id = dev.cadre.platform.support.Await.until(
+                        "a pending approval of " + runId,
+                        () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, blueOperator)
+                                .json()
+                                .get("items"),
+                        items -> items.size() == 1)
+                .get(0)
+                .get("id")
+                .asString();
+
+        for (String role : List.of("viewer", "operator", "admin")) {
+            String green = key("green", role);
+            var got = api.get("/api/v1/approvals/" + id, green);
+            assertThat(got.status()).isEqualTo(404);
+            assertThat(got.json().get("detail").asString()).isEqualTo("approval '" + id + "' does not exist");
+            assertThat(api.get("/api/v1/approvals?status=pending&limit=500", green)
+                            .json()
+                            .get("items")
+                            .valueStream()
+                            .map(a -> a.get("id").asString())
+                            .toList())
+                    .doesNotContain(id);
+            if (!role.equals("viewer")) {
+                for (String decision : List.of("approve", "reject", "abort")) {
+                    var decided = api.post("/api/v1/approvals/" + id + "/" + decision, green, "{}");
+                    assertThat(decided.status())
+                            .as(decision + " " + decided.body())
+                            .isEqualTo(404);
+                }
+            }
+        }
+        // Still pending for its own team, which decides it.
+        assertThat(api.get("/api/v1/approvals/" + id, blueOperator)
+                        .json()
+                        .get("status")
+                        .asString())
+                .isEqualTo("pending");
+        var rejected = api.post("/api/v1/approvals/" + id + "/reject", key("blue", "operator"), "{}");
+        assertThat(rejected.status()).as(rejected.body()).isEqualTo(200);
+    }
+
+    @Test
     void aRunRetriedInItsTeam_staysInIt() {
         String blueOperator = key("blue", "operator");
         String id = run(blueOperator, "echoer");
