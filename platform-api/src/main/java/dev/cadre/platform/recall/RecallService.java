@@ -5,9 +5,13 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.Subscription;
 import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.incidents.IncidentTimeline;
+import dev.cadre.platform.incidents.TimelineEntry;
+import dev.cadre.platform.incidents.TimelineKind;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -107,7 +111,7 @@ public final class RecallService implements AutoCloseable {
             }
             resolved.add(incident.id());
             if (index.indexedVersion(incident.id()) < incident.version()) {
-                index.put(ResolutionRecords.from(incident));
+                index.put(record(incident));
                 added++;
             }
         }
@@ -153,7 +157,7 @@ public final class RecallService implements AutoCloseable {
                 Incident incident = new Incident((ObjectNode) json.readTree(change.value()), change.version());
                 if (Incident.RESOLVED.equals(incident.status())) {
                     if (index.indexedVersion(incident.id()) < change.version()) {
-                        index.put(ResolutionRecords.from(incident));
+                        index.put(record(incident));
                     }
                 } else if (index.indexedVersion(incident.id()) >= 0) {
                     index.remove(incident.id());
@@ -165,13 +169,30 @@ public final class RecallService implements AutoCloseable {
         }
     }
 
+    /** The incident's record with its timeline's notes and comments (read from the database). */
+    private ResolutionRecord record(Incident incident) {
+        List<TimelineEntry> notes = new ArrayList<>();
+        try {
+            for (IncidentTimeline.Stored s :
+                    incidents.latestTimeline(incident.id(), ResolutionRecords.TIMELINE_ENTRIES)) {
+                if (s.entry().kind() == TimelineKind.FINDINGS || s.entry().kind() == TimelineKind.COMMENTED) {
+                    notes.add(s.entry());
+                }
+            }
+        } catch (RuntimeException e) {
+            // The record without its notes still finds the incident; a repair pass reads them again.
+            log.warn("Timeline of {} not read for incident memory: {}", incident.id(), e.toString());
+        }
+        return ResolutionRecords.from(incident, notes.reversed());
+    }
+
     /** Past incidents like this one (never itself), best first. */
     public Optional<List<SimilarIncident>> similarTo(String incidentId, Filters filters) {
         Optional<Incident> incident = incidents.get(incidentId);
         if (incident.isEmpty() || !incidentId.startsWith("inc-")) {
             return Optional.empty();
         }
-        ResolutionRecord r = ResolutionRecords.from(incident.get());
+        ResolutionRecord r = record(incident.get());
         return Optional.of(index.search(new SimilarQuery(
                 ResolutionRecords.symptoms(r),
                 incidentId,

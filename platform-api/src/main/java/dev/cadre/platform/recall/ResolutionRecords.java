@@ -1,10 +1,15 @@
 package dev.cadre.platform.recall;
 
+import dev.cadre.agent.workflow.Finding;
+import dev.cadre.agent.workflow.FindingsText;
 import dev.cadre.platform.incidents.Incident;
+import dev.cadre.platform.incidents.TimelineEntry;
+import dev.cadre.platform.incidents.TimelineKind;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +60,15 @@ public final class ResolutionRecords {
 
     /** The record of an incident (resolved or not: an open one is a query, a resolved one a memory). */
     public static ResolutionRecord from(Incident incident) {
+        return from(incident, List.of());
+    }
+
+    /**
+     * As {@link #from(Incident)}, with the incident's timeline: the findings a team wrote there as
+     * notes (a team that never passed findings to the incident itself, like the Kubernetes team, leaves
+     * them only there) and people's comments count as symptoms too.
+     */
+    public static ResolutionRecord from(Incident incident, List<TimelineEntry> timeline) {
         JsonNode v = incident.value();
         Map<String, String> labels = new LinkedHashMap<>();
         v.path("labels")
@@ -101,7 +115,7 @@ public final class ResolutionRecords {
                 namespace,
                 labels,
                 text(v.path("summary")),
-                findings(v),
+                withTimeline(findings(v), timeline),
                 text(resolution.path("rootCause")),
                 text(resolution.path("fix")),
                 actions(v),
@@ -191,6 +205,43 @@ public final class ResolutionRecords {
                     evidence.isString() ? evidence.asString() : evidence.isMissingNode() ? "" : evidence.toString()));
         }
         return out;
+    }
+
+    /** Most timeline entries read per incident: its notes, not its every sighting. */
+    static final int TIMELINE_ENTRIES = 200;
+
+    /**
+     * The findings of the record and, after them, those of the timeline's notes (standard findings in
+     * them, else the note as it reads) and comments; one description once.
+     */
+    private static List<ResolutionRecord.Finding> withTimeline(
+            List<ResolutionRecord.Finding> own, List<TimelineEntry> timeline) {
+        List<ResolutionRecord.Finding> out = new ArrayList<>(own);
+        Set<String> seen = new HashSet<>();
+        own.forEach(f -> seen.add(f.description()));
+        for (TimelineEntry e : timeline) {
+            if (e.kind() == TimelineKind.FINDINGS) {
+                List<Finding> parsed = e.data() != null ? FindingsText.extract(e.data()) : List.of();
+                if (parsed.isEmpty()) {
+                    parsed = FindingsText.extract(e.text());
+                }
+                if (parsed.isEmpty()) {
+                    add(out, seen, new ResolutionRecord.Finding("note", e.text(), ""));
+                }
+                for (Finding f : parsed) {
+                    add(out, seen, new ResolutionRecord.Finding(f.category(), f.description(), f.suggestion()));
+                }
+            } else if (e.kind() == TimelineKind.COMMENTED) {
+                add(out, seen, new ResolutionRecord.Finding("comment", e.text(), ""));
+            }
+        }
+        return out;
+    }
+
+    private static void add(List<ResolutionRecord.Finding> out, Set<String> seen, ResolutionRecord.Finding f) {
+        if (!f.description().isBlank() && seen.add(f.description())) {
+            out.add(f);
+        }
     }
 
     private static List<ResolutionRecord.Action> actions(JsonNode v) {

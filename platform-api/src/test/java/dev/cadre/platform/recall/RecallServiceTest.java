@@ -9,6 +9,8 @@ import dev.cadre.memory.SharedMemory;
 import dev.cadre.memory.WriteOutcome;
 import dev.cadre.memory.Writer;
 import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.incidents.TimelineEntry;
+import dev.cadre.platform.incidents.TimelineKind;
 import dev.cadre.platform.web.SecretRedactor;
 import java.time.Clock;
 import java.time.Duration;
@@ -139,6 +141,56 @@ class RecallServiceTest {
         second.startNow();
         assertThat(similarIds(second, now)).isEqualTo(similarIds(first, now));
         assertThat(first.similarTo("inc-nope", RecallService.Filters.none(3))).isEmpty();
+    }
+
+    /**
+     * A team that writes its findings only as notes on the incident's timeline, and a person's comment
+     * there: both are part of what the incident remembers, and of what a new incident is compared by.
+     */
+    @Test
+    void findings_noted_on_the_timeline_and_comments_feed_the_record() {
+        String past = open("KubePodCrashLooping", "web-2222-ccccc", "Pod is crash looping");
+        incidents.appendTimeline(
+                past,
+                new TimelineEntry(
+                        TimelineKind.FINDINGS,
+                        "k8s-orchestrator",
+                        "Pod: {\"findings\": [{\"id\": \"pod-crash\", \"severity\": \"critical\","
+                                + " \"category\": \"availability\", \"target\": \"shop/web\", \"description\":"
+                                + " \"FATAL: FEATURE_X requires DB_URL to be set, exit code 1\","
+                                + " \"suggestion\": \"roll back the FEATURE_X revision\", \"confidence\": 0.9}]}",
+                        null,
+                        null,
+                        null));
+        incidents.comment(past, "the new revision turned FEATURE_X on without its DB_URL", "alice", null);
+        resolve(past, "FEATURE_X enabled without DB_URL", "rolled back to the previous revision");
+
+        RecallService s = service();
+        s.startNow();
+        ResolutionRecord remembered = s.similarToText("crash", null, RecallService.Filters.none(1))
+                .getFirst()
+                .record();
+        assertThat(remembered.findings())
+                .extracting(ResolutionRecord.Finding::category, ResolutionRecord.Finding::description)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "availability", "FATAL: FEATURE_X requires DB_URL to be set, exit code 1"),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "comment", "the new revision turned FEATURE_X on without its DB_URL"));
+        assertThat(ResolutionRecords.symptoms(remembered)).contains("FEATURE_X requires DB_URL");
+
+        // A new incident whose own notes say the same is compared by them.
+        String now = open("KubePodCrashLooping", "api-7777-xxxxx", "Pod is crash looping");
+        incidents.appendTimeline(
+                now,
+                new TimelineEntry(
+                        TimelineKind.FINDINGS,
+                        "k8s-orchestrator",
+                        "log: FATAL FEATURE_X requires DB_URL",
+                        null,
+                        null,
+                        null));
+        assertThat(similarIds(s, now)).containsExactly(past);
     }
 
     @Test
