@@ -170,31 +170,44 @@ class IncidentController {
             }
         }
         PageCursor after = PageCursor.param(cursor);
-        List<Incident> matching = new ArrayList<>();
-        for (Incident i : incidents.list(true, Integer.MAX_VALUE)) {
-            if (matches(i, status, severity, source, target, from)) {
-                matching.add(i);
-            }
-        }
-        matching.sort(Comparator.comparing((Incident i) -> opened(i))
-                .thenComparing(Incident::id)
-                .reversed());
+        // The index narrows by status, severity, source and time and pages newest first; each record
+        // is then checked as it is now (and against the target filter), so a page reads about a page.
+        IncidentIndex.Filter filter = new IncidentIndex.Filter(
+                status == null
+                        ? List.of()
+                        : status.equals("active") ? List.of(Incident.OPEN, Incident.ESCALATED) : List.of(status),
+                severity == null ? null : severity.toLowerCase(Locale.ROOT),
+                source == null ? null : source.toLowerCase(Locale.ROOT),
+                from);
         List<IncidentSummary> items = new ArrayList<>();
         Incident last = null;
         boolean more = false;
-        for (Incident i : matching) {
-            if (after != null && !before(i, after)) {
-                continue;
+        Instant afterOpened = after == null ? null : after.createdAt();
+        String afterId = after == null ? null : after.id();
+        int batch = Math.min(200, limit + 1);
+        Instant lastOpened = null;
+        while (!more) {
+            List<IncidentService.Listed> page = incidents.page(filter, afterOpened, afterId, batch);
+            for (IncidentService.Listed listed : page) {
+                afterOpened = listed.row().openedAt();
+                afterId = listed.row().id();
+                Incident i = listed.incident();
+                if (i == null || !matches(i, status, severity, source, target, from)) {
+                    continue;
+                }
+                if (items.size() == limit) {
+                    more = true;
+                    break;
+                }
+                items.add(summary(i));
+                last = i;
+                lastOpened = listed.row().openedAt();
             }
-            if (items.size() == limit) {
-                more = true;
+            if (page.size() < batch) {
                 break;
             }
-            Incident fresh = incidents.get(i.id()).orElse(i);
-            items.add(summary(fresh));
-            last = i;
         }
-        return new IncidentPage(items, more && last != null ? new PageCursor(opened(last), last.id()).encode() : null);
+        return new IncidentPage(items, more && last != null ? new PageCursor(lastOpened, last.id()).encode() : null);
     }
 
     @Operation(summary = "Get one incident with its timeline, runs, pending approvals, remediations and notifications")
@@ -454,12 +467,6 @@ class IncidentController {
         } catch (DateTimeParseException e) {
             return Instant.EPOCH;
         }
-    }
-
-    /** Whether {@code i} comes after the cursor's position in newest-first order. */
-    private static boolean before(Incident i, PageCursor after) {
-        int c = opened(i).compareTo(after.createdAt());
-        return c < 0 || (c == 0 && i.id().compareTo(after.id()) < 0);
     }
 
     private IncidentSummary summary(Incident i) {

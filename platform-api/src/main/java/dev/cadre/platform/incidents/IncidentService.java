@@ -62,6 +62,7 @@ public final class IncidentService {
     private final SecretRedactor redactor;
     private final IncidentTimeline timeline;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final IncidentIndex index;
     private final List<Runnable> timelineWatchers = new CopyOnWriteArrayList<>();
 
     /**
@@ -199,6 +200,18 @@ public final class IncidentService {
             Settings settings,
             SecretRedactor redactor,
             IncidentTimeline timeline) {
+        this(memory, json, clock, settings, redactor, timeline, new InMemoryIncidentIndex());
+    }
+
+    public IncidentService(
+            SharedMemory memory,
+            JsonMapper json,
+            Clock clock,
+            Settings settings,
+            SecretRedactor redactor,
+            IncidentTimeline timeline,
+            IncidentIndex index) {
+        this.index = index;
         this.timeline = timeline;
         this.redactor = redactor;
         this.memory = memory;
@@ -211,6 +224,63 @@ public final class IncidentService {
      * An incident's value as written to memory: redacted as a whole (issue 23), so an alert's
      * annotation or an agent's note holding a credential is never kept, read or streamed in clear.
      */
+    private WriteOutcome putIncident(String id, ObjectNode value, long expectedVersion, Writer writer) {
+        WriteOutcome out = memory.put(NAMESPACE, id, stored(value), expectedVersion, writer);
+        if (out instanceof WriteOutcome.Written) {
+            index.put(indexRow(id, value));
+        }
+        return out;
+    }
+
+    private static IncidentIndex.Row indexRow(String id, JsonNode v) {
+        Instant opened = parseInstant(v.path("openedAt").asString(""));
+        return new IncidentIndex.Row(
+                id,
+                // The database keeps microseconds: the page position must be what it compares.
+                opened == null ? Instant.EPOCH : opened.truncatedTo(java.time.temporal.ChronoUnit.MICROS),
+                v.path("status").asString(Incident.OPEN),
+                v.path("severity").asString("").toLowerCase(java.util.Locale.ROOT),
+                v.path("source").asString("").toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /**
+     * Fills the list's index from the incident records when it has fewer rows than there are
+     * incidents (an install from before the index, or a write that crashed between the record and its
+     * row): once, at start-up, so the list itself never reads every incident.
+     */
+    public int reindexIfIncomplete() {
+        List<IncidentIndex.Row> rows = new ArrayList<>();
+        String after = null;
+        do {
+            var page = memory.list(NAMESPACE, "inc-", after, 500);
+            for (MemoryEntry e : page.entries()) {
+                rows.add(indexRow(e.key(), json.readTree(e.value())));
+            }
+            after = page.nextAfterKey();
+        } while (after != null);
+        if (index.size() >= rows.size()) {
+            return 0;
+        }
+        rows.forEach(index::put);
+        return rows.size();
+    }
+
+    /** An incident the list's index found: its index row (the page position) and its record now, if any. */
+    public record Listed(IncidentIndex.Row row, @Nullable Incident incident) {}
+
+    /**
+     * A page of the list's index, newest opened first, for {@code filter} after the position ({@code
+     * afterOpenedAt}, {@code afterId}), each with its record as it is now; at most {@code limit}.
+     */
+    public List<Listed> page(
+            IncidentIndex.Filter filter, @Nullable Instant afterOpenedAt, @Nullable String afterId, int limit) {
+        List<Listed> out = new ArrayList<>();
+        for (IncidentIndex.Row row : index.page(filter, afterOpenedAt, afterId, limit)) {
+            out.add(new Listed(row, get(row.id()).orElse(null)));
+        }
+        return out;
+    }
+
     private String stored(ObjectNode value) {
         return redactor.redact(value).toString();
     }
@@ -242,7 +312,7 @@ public final class IncidentService {
                     // in between): write it ourselves; expected version 0 lets exactly one of us win.
                     claimFirst(id, request);
                     ObjectNode created = newIncident(id, request, runId);
-                    if (memory.put(NAMESPACE, id, stored(created), 0, writer) instanceof WriteOutcome.Written w) {
+                    if (putIncident(id, created, 0, writer) instanceof WriteOutcome.Written w) {
                         opened(id, created, request, writer);
                         linkRun(runId, id, writer);
                         return new Opened(new Incident(created, w.version()), true, false);
@@ -278,7 +348,7 @@ public final class IncidentService {
                 // Counted before the record exists: a copy arriving meanwhile finds it claimed.
                 claimFirst(id, request);
                 ObjectNode created = newIncident(id, request, runId);
-                WriteOutcome out = memory.put(NAMESPACE, id, stored(created), 0, writer);
+                WriteOutcome out = putIncident(id, created, 0, writer);
                 if (out instanceof WriteOutcome.Written w) {
                     opened(id, created, request, writer);
                     linkRun(runId, id, writer);
@@ -618,7 +688,7 @@ public final class IncidentService {
                 next.put("escalatedAt", now());
             }
         }
-        WriteOutcome out = memory.put(NAMESPACE, id, stored(next), expectedVersion, writer);
+        WriteOutcome out = putIncident(id, next, expectedVersion, writer);
         return switch (out) {
             case WriteOutcome.Written w -> {
                 Incident written = new Incident(next, w.version());
@@ -1080,8 +1150,7 @@ public final class IncidentService {
                     .put("startedAt", now())
                     .put("status", "running");
             capRemediations(list);
-            if (memory.put(NAMESPACE, incidentId, stored(next), current.version(), writer)
-                    instanceof WriteOutcome.Written w) {
+            if (putIncident(incidentId, next, current.version(), writer) instanceof WriteOutcome.Written w) {
                 return new Claim.Granted(new Incident(next, w.version()));
             }
         }
@@ -1163,8 +1232,7 @@ public final class IncidentService {
             if (next == null) {
                 return current;
             }
-            if (memory.put(NAMESPACE, id, stored(next), current.get().version(), writer)
-                    instanceof WriteOutcome.Written w) {
+            if (putIncident(id, next, current.get().version(), writer) instanceof WriteOutcome.Written w) {
                 return Optional.of(new Incident(next, w.version()));
             }
         }

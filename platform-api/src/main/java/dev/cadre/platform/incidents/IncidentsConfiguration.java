@@ -34,14 +34,23 @@ class IncidentsConfiguration {
             @Value("${cadre.incidents.sighting-write-interval:PT1M}") Duration sightingWriteInterval,
             SecretRedactor redactor,
             JdbcClient jdbc) {
-        return new IncidentService(
+        IncidentService incidents = new IncidentService(
                 memory,
                 json,
                 clock,
                 new IncidentService.Settings(
                         remediationWindow, escalateAfter, notifyWindow, duplicateWindow, sightingWriteInterval),
                 redactor,
-                new JdbcIncidentTimeline(jdbc, json));
+                new JdbcIncidentTimeline(jdbc, json),
+                new JdbcIncidentIndex(jdbc));
+        // Incidents written before the list's index existed (or a write that stopped between the
+        // record and its row) are indexed once here, so the list never has to read them all.
+        int indexed = incidents.reindexIfIncomplete();
+        if (indexed > 0) {
+            org.slf4j.LoggerFactory.getLogger(IncidentsConfiguration.class)
+                    .info("Indexed {} incidents for the incident list", indexed);
+        }
+        return incidents;
     }
 
     /** Approvals requested and decided in a run go on its incident's timeline. */
