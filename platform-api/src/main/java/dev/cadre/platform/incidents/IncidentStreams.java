@@ -69,7 +69,10 @@ class IncidentStreams {
                     .data(json.createObjectNode().put("seq", last).toString()));
             while (!gone.get()) {
                 wake.drainPermits();
-                List<IncidentTimeline.Stored> batch = incidents.timelineSince(last, BATCH);
+                // One incident's stream reads its entries only (the (incident, seq) index), not every incident's.
+                List<IncidentTimeline.Stored> batch = incidentId == null
+                        ? incidents.timelineSince(last, BATCH)
+                        : incidents.timeline(incidentId, last, BATCH);
                 for (IncidentTimeline.Stored s : batch) {
                     last = s.seq();
                     if (incidentId != null && !incidentId.equals(s.incidentId())) {
