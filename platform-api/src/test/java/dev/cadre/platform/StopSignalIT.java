@@ -18,13 +18,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class StopSignalIT {
 
-    @org.junit.jupiter.api.Disabled(
-            "failed its first run in the full suite (SIGINT case): the platform's exit after a stop signal needs checking before this is enabled")
     @ParameterizedTest
     @ValueSource(strings = {"INT", "TERM"})
     void aStopSignal_endsThePlatformGracefully_withExitCodeZero(String signal) throws Exception {
         Path work = Files.createDirectories(Path.of("target", "stop-signal-it", signal));
-        try (PlatformProcess platform = PlatformProcess.start(
+        // As from a terminal: the suite itself may run in the background with SIGINT ignored, which
+        // its children inherit and a JVM then cannot handle (the INT case failed a backgrounded full run).
+        try (PlatformProcess platform = PlatformProcess.startAsFromATerminal(
                 "stop-" + signal.toLowerCase(java.util.Locale.ROOT),
                 PlatformProcess.freePort(),
                 work,

@@ -69,6 +69,29 @@ public final class PlatformProcess implements AutoCloseable {
         return p;
     }
 
+    /**
+     * As {@link #start(String, int, Path, List, Path, List)}, with SIGINT at its default disposition, as
+     * a terminal's foreground process has it (what Ctrl-C reaches). A suite run in the background
+     * without job control (a script's {@code &}, {@code nohup}, a CI runner) starts every child with
+     * SIGINT ignored, and a JVM installs no handler for a signal ignored at its start: such a child
+     * never sees the SIGINT a test sends. Perl (part of every Debian base system) resets it and execs.
+     */
+    public static PlatformProcess startAsFromATerminal(
+            String name, int port, Path logDir, List<String> jvmOptions, @Nullable Path workDir, List<String> args)
+            throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die $!", java));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-jar", jar().getAbsolutePath(), "--server.port=" + port, "--cadre.instance-id=" + name));
+        cmd.addAll(args);
+        Files.createDirectories(logDir);
+        Path log = logDir.resolve("instance-" + name + ".log");
+        Files.deleteIfExists(log);
+        PlatformProcess p = new PlatformProcess(name, port, log, cmd, workDir);
+        p.launch();
+        return p;
+    }
+
     private void launch() throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
