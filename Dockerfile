@@ -16,6 +16,8 @@ COPY agent-core/ agent-core/
 COPY memory/ memory/
 COPY dashboard/ dashboard/
 COPY platform-api/ platform-api/
+# In the reactor (the try-it Kubernetes emulator): its pom only, never built into the image.
+COPY k8s-emulator/pom.xml k8s-emulator/pom.xml
 # spotless formats sources during process-sources; an image build must not rewrite anything.
 RUN --mount=type=cache,target=/root/.m2 \
     ./mvnw -B -q -pl platform-api -am package -DskipTests -Dspotless.apply.skip=true \
