@@ -205,6 +205,11 @@ public final class GrowthBenchmark {
                     }
                 }
                 measure(all, out, jvm, server, user, password, requests, log);
+                for (Size size : all) {
+                    try (Connection c = DriverManager.getConnection(server + size.database, user, password)) {
+                        plans(c, size, log);
+                    }
+                }
                 List<String> report = report(all);
                 report.forEach(System.out::println);
                 log.add("");
@@ -215,6 +220,65 @@ public final class GrowthBenchmark {
                 for (Size size : all) {
                     admin.createStatement().execute("DROP DATABASE IF EXISTS " + size.database);
                 }
+            }
+        }
+    }
+
+    /**
+     * The statements behind {@code GET /api/v1/runs?q=disk}, a search that matches nothing and {@code
+     * GET /api/v1/stats/overview?hours=744}, as RunStore, RunRollups, TraceStore and ApprovalStore send
+     * them (parameters written in: a search is planned for its own pattern), each with {@code EXPLAIN
+     * (ANALYZE, BUFFERS)} on this size's database: what grows with the table rather than with the page
+     * shows as rows and buffers that grow from one size to the next.
+     */
+    private static void plans(Connection c, Size size, List<String> log) throws Exception {
+        String month = "(date_trunc('hour', now()) - interval '744 hours')";
+        Map<String, String> statements = new LinkedHashMap<>();
+        String list = "SELECT id, agent, status, input, result, created_at FROM cadre_run WHERE 1 = 1";
+        statements.put(
+                "runs?q=disk (page of 50 and one more)",
+                list + " AND (LOWER(input) LIKE '%disk%' OR LOWER(COALESCE(result, '')) LIKE '%disk%' OR id = 'disk')"
+                        + " ORDER BY created_at DESC, id DESC LIMIT 51");
+        statements.put(
+                "runs?q=<no match>",
+                list + " AND (LOWER(input) LIKE '%zzq-no-run-holds-this%'"
+                        + " OR LOWER(COALESCE(result, '')) LIKE '%zzq-no-run-holds-this%' OR id = 'zzq-no-run-holds-this')"
+                        + " ORDER BY created_at DESC, id DESC LIMIT 51");
+        statements.put(
+                "overview: run rollup window",
+                "SELECT bucket_hour, agent, status, failure_category, runs, input_tokens, output_tokens,"
+                        + " max_duration_ms FROM cadre_run_rollup WHERE bucket_hour >= " + month
+                        + " AND bucket_hour <= now()");
+        statements.put(
+                "overview: duration rollup window",
+                "SELECT bucket, SUM(runs) AS runs FROM cadre_run_duration_rollup WHERE bucket_hour >= " + month
+                        + " AND bucket_hour <= now() GROUP BY bucket");
+        statements.put(
+                "overview: live runs in the window",
+                "SELECT id, agent, status, input_tokens, output_tokens, created_at FROM cadre_run"
+                        + " WHERE status IN ('submitted', 'working', 'input-required') AND created_at >= " + month
+                        + " AND created_at <= now()");
+        statements.put(
+                "overview: model tokens",
+                "SELECT agent, model, SUM(calls), SUM(input_tokens), SUM(output_tokens) FROM cadre_model_rollup"
+                        + " WHERE bucket_hour >= " + month + " GROUP BY agent, model");
+        statements.put("overview: pending approvals", "SELECT COUNT(*) FROM cadre_approval WHERE status = 'pending'");
+        statements.put(
+                "overview: live counts",
+                "SELECT status, COUNT(*) AS n FROM cadre_run WHERE status IN ('submitted', 'working',"
+                        + " 'input-required') GROUP BY status");
+        say(log, "");
+        say(log, "### Plans at " + size.runs + " runs (" + size.database + "), load " + Measure.loadAverage());
+        for (var e : statements.entrySet()) {
+            say(log, "");
+            say(log, "#### " + e.getKey());
+            try (Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("EXPLAIN (ANALYZE, BUFFERS) " + e.getValue())) {
+                while (rs.next()) {
+                    say(log, "    " + rs.getString(1));
+                }
+            } catch (java.sql.SQLException failed) {
+                say(log, "    (could not be explained: " + failed.getMessage() + ")");
             }
         }
     }
