@@ -3,10 +3,10 @@ package dev.cadre.platform.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cadre.platform.support.Api;
+import dev.cadre.platform.support.OpenApiWalk;
 import dev.cadre.platform.support.PlatformTest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -16,7 +16,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -30,7 +29,6 @@ import tools.jackson.databind.node.ObjectNode;
 @PlatformTest
 class UnknownRequestFieldsTest {
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final String UNKNOWN = "surpriseField";
 
     /** Operations whose body takes any JSON on purpose, and why. */
@@ -57,33 +55,34 @@ class UnknownRequestFieldsTest {
         List<String> failures = new ArrayList<>();
         Set<String> checked = new TreeSet<>();
         Map<String, String> freeForm = new TreeMap<>();
-        for (var path : doc.get("paths").properties()) {
-            for (var entry : path.getValue().properties()) {
-                JsonNode op = entry.getValue();
-                if (!op.has("requestBody")) {
-                    continue;
-                }
-                String method = entry.getKey().toUpperCase(Locale.ROOT);
-                String name = method + " " + path.getKey();
-                JsonNode schema = resolve(op.at("/requestBody/content/application~1json/schema"), doc);
-                if (!schema.has("properties")) {
-                    freeForm.put(name, FREE_FORM.getOrDefault(name, "(no reason given)"));
-                    continue;
-                }
-                if (FREE_FORM.containsKey(name)) {
-                    freeForm.put(name, FREE_FORM.get(name));
-                    continue;
-                }
-                ObjectNode body = (ObjectNode) sample(schema, doc);
-                body.put(UNKNOWN, true);
-                String target = path.getKey().replaceAll("\\{[^}]+}", "unknown-field-test") + requiredQuery(op);
-                Api.Response r = api.send(
-                        method, target, Api.ADMIN_KEY, body.toString(), Map.of("Content-Type", "application/json"));
-                checked.add(name);
-                String why = refusal(r, UNKNOWN);
-                if (why != null) {
-                    failures.add(name + " with " + body + ": " + why);
-                }
+        for (OpenApiWalk.Operation operation : OpenApiWalk.operations(doc)) {
+            JsonNode schema = operation.bodySchema(doc);
+            if (schema == null) {
+                continue;
+            }
+            String name = operation.name();
+            if (!schema.has("properties")) {
+                freeForm.put(name, FREE_FORM.getOrDefault(name, "(no reason given)"));
+                continue;
+            }
+            if (FREE_FORM.containsKey(name)) {
+                freeForm.put(name, FREE_FORM.get(name));
+                continue;
+            }
+            ObjectNode body = (ObjectNode) OpenApiWalk.sample(schema, doc);
+            body.put(UNKNOWN, true);
+            String target = operation.path().replaceAll("\\{[^}]+}", "unknown-field-test")
+                    + OpenApiWalk.requiredQuery(operation.op());
+            Api.Response r = api.send(
+                    operation.method(),
+                    target,
+                    Api.ADMIN_KEY,
+                    body.toString(),
+                    Map.of("Content-Type", "application/json"));
+            checked.add(name);
+            String why = refusal(r, UNKNOWN);
+            if (why != null) {
+                failures.add(name + " with " + body + ": " + why);
             }
         }
         assertThat(failures).as("request bodies that accepted an unknown field").isEmpty();
@@ -131,51 +130,5 @@ class UnknownRequestFieldsTest {
             return "the detail does not name '" + field + "': " + r.body();
         }
         return null;
-    }
-
-    private static JsonNode resolve(JsonNode schema, JsonNode doc) {
-        return schema.has("$ref") ? resolve(doc.at(schema.get("$ref").asString().substring(1)), doc) : schema;
-    }
-
-    private static String requiredQuery(JsonNode op) {
-        StringBuilder q = new StringBuilder();
-        for (JsonNode p : op.path("parameters")) {
-            if (p.path("in").asString().equals("query") && p.path("required").asBoolean(false)) {
-                q.append(q.isEmpty() ? "?" : "&")
-                        .append(p.get("name").asString())
-                        .append("=sample");
-            }
-        }
-        return q.toString();
-    }
-
-    /** A value the schema accepts: its example, default or first enum value, else one of its type. */
-    private static JsonNode sample(JsonNode schema, JsonNode doc) {
-        JsonNode s = resolve(schema, doc);
-        for (String given : List.of("example", "default")) {
-            if (s.has(given)) {
-                return s.get(given);
-            }
-        }
-        if (s.has("enum")) {
-            return s.get("enum").get(0);
-        }
-        String type = s.path("type").isArray()
-                ? s.get("type").get(0).asString()
-                : s.path("type").asString("object");
-        return switch (type) {
-            case "string" -> NODES.stringNode("sample");
-            case "integer", "number" ->
-                NODES.numberNode(Math.max(1, s.path("minimum").asLong(1)));
-            case "boolean" -> NODES.booleanNode(true);
-            case "array" -> NODES.arrayNode().add(sample(s.path("items"), doc));
-            default -> {
-                ObjectNode o = NODES.objectNode();
-                for (var property : s.path("properties").properties()) {
-                    o.set(property.getKey(), sample(property.getValue(), doc));
-                }
-                yield o;
-            }
-        };
     }
 }
