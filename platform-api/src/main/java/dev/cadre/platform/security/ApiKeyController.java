@@ -2,6 +2,7 @@ package dev.cadre.platform.security;
 
 import dev.cadre.platform.security.ApiKeyService.ApiKeyView;
 import dev.cadre.platform.tenancy.TeamId;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
 import jakarta.validation.Valid;
@@ -54,8 +55,15 @@ class ApiKeyController {
 
     @Operation(summary = "List API keys")
     @GetMapping
-    List<ApiKeyView> list() {
-        return keys.list();
+    List<ApiKeyView> list(@AuthenticationPrincipal CadrePrincipal caller) {
+        return keys.list(keysOf(caller));
+    }
+
+    /** A team admin manages its own team's keys; a platform admin every team's. */
+    private static TeamScope keysOf(CadrePrincipal caller) {
+        return caller.platformAdmin()
+                ? TeamScope.allTeams("a platform admin manages every team's keys")
+                : caller.scope();
     }
 
     @Operation(summary = "Create an API key; its secret is shown once")
@@ -96,7 +104,7 @@ class ApiKeyController {
     @ResponseStatus(HttpStatus.NO_CONTENT)
     @DeleteMapping("/{id}")
     ResponseEntity<Void> revoke(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal actor) {
-        if (!keys.revoke(id, actor.name())) {
+        if (!keys.revoke(keysOf(actor), id, actor.name())) {
             throw ApiProblem.notFound("API key", id);
         }
         return ResponseEntity.noContent().build();

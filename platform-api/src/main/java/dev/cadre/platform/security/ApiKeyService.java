@@ -2,6 +2,7 @@ package dev.cadre.platform.security;
 
 import dev.cadre.platform.audit.AuditLog;
 import dev.cadre.platform.tenancy.TeamId;
+import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.tenancy.TeamStore;
 import dev.cadre.platform.web.ApiProblem;
 import java.nio.charset.StandardCharsets;
@@ -292,17 +293,19 @@ public class ApiKeyService {
         return normal;
     }
 
+    /** The keys {@code scope} sees, oldest first: a team's own, or all for a platform admin. */
     @Transactional(readOnly = true)
-    public List<ApiKeyView> list() {
+    public List<ApiKeyView> list(TeamScope scope) {
         return keys.findAllByOrderByCreatedAtAsc().stream()
+                .filter(k -> scope.includes(k.team()))
                 .map(ApiKeyService::view)
                 .toList();
     }
 
-    /** Revokes a key; answers false when no such key exists. */
+    /** Revokes a key {@code scope} sees; answers false when there is no such key (in that scope). */
     @Transactional
-    public boolean revoke(String id, String actor) {
-        Optional<ApiKeyEntity> key = keys.findById(id);
+    public boolean revoke(TeamScope scope, String id, String actor) {
+        Optional<ApiKeyEntity> key = keys.findById(id).filter(k -> scope.includes(k.team()));
         key.ifPresent(k -> {
             if (k.revokedAt() == null) {
                 k.revoke(clock.instant());
@@ -392,7 +395,7 @@ public class ApiKeyService {
             // Keys registered by versions that made a new key per secret: only the current one is valid.
             for (ApiKeyEntity old : keys.findByCreatedByAndRevokedAtIsNull(BOOTSTRAP_SETTING_ENV)) {
                 if (!old.id().equals(id)) {
-                    revoke(old.id(), "system");
+                    revoke(TeamScope.allTeams("the bootstrap key's predecessors"), old.id(), "system");
                 }
             }
             return;

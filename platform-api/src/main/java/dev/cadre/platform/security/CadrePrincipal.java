@@ -33,6 +33,20 @@ public record CadrePrincipal(String name, Role role, String keyId, TeamId team, 
         return new CadrePrincipal(name, role, keyId, other, platformAdmin);
     }
 
+    /**
+     * What the filter chain checks: the role, and for a platform admin also {@code PLATFORM_ADMIN}
+     * (team management and the audit log of all teams).
+     */
+    public java.util.List<org.springframework.security.core.GrantedAuthority> authorities() {
+        var role = new org.springframework.security.core.authority.SimpleGrantedAuthority(role().authority());
+        return platformAdmin
+                ? java.util.List.of(
+                        role,
+                        new org.springframework.security.core.authority.SimpleGrantedAuthority(
+                                "ROLE_" + SecurityConfiguration.PLATFORM_ADMIN))
+                : java.util.List.of(role);
+    }
+
     @Override
     public String toString() {
         return name;

@@ -39,6 +39,8 @@ class SecurityConfiguration {
 
     static final String INTAKE = "INTAKE";
     static final String AGENT = "AGENT";
+    /** Spans all teams: manages teams, reads every team's audit log (an authority beside the role). */
+    static final String PLATFORM_ADMIN = "PLATFORM_ADMIN";
 
     /**
      * The console's policy: everything from this origin, no inline script or style (the console has
@@ -135,7 +137,11 @@ class SecurityConfiguration {
                         .permitAll()
                         .requestMatchers("/error")
                         .permitAll()
-                        .requestMatchers("/api/v1/keys", "/api/v1/keys/**", "/api/v1/audit", "/api/v1/audit/**")
+                        // The audit log names every team's objects: until it is kept per team, it is
+                        // read by platform admins only.
+                        .requestMatchers("/api/v1/audit", "/api/v1/audit/**")
+                        .hasRole(PLATFORM_ADMIN)
+                        .requestMatchers("/api/v1/keys", "/api/v1/keys/**")
                         .hasRole(ADMIN)
                         // The integration roles: each reaches its one door and nothing else.
                         .requestMatchers(HttpMethod.POST, "/api/v1/integrations/alertmanager")

@@ -14,7 +14,6 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.Authentication;
-import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -95,10 +94,7 @@ class SessionController {
             request.changeSessionId();
         }
         var context = SecurityContextHolder.createEmptyContext();
-        context.setAuthentication(new UsernamePasswordAuthenticationToken(
-                principal,
-                null,
-                List.of(new SimpleGrantedAuthority(principal.role().authority()))));
+        context.setAuthentication(new UsernamePasswordAuthenticationToken(principal, null, principal.authorities()));
         SecurityContextHolder.setContext(context);
         sessions.saveContext(context, request, response);
         sessions.loggedIn(request.getSession(), principal);

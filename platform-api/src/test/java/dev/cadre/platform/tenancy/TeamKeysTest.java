@@ -108,4 +108,37 @@ class TeamKeysTest {
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.body()).contains("only a key with role admin can be a platform admin");
     }
+
+    @Test
+    void aTeamAdmin_listsAndRevokesItsOwnTeamsKeysOnly_andReadsNoAuditLog() {
+        String dbAdmin = key(Api.ADMIN_KEY, Map.of("name", unique("db-admin"), "role", "admin", "team", "db"));
+        var defaultKey = api.post(
+                        "/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", unique("default-ci"), "role", "viewer")))
+                .json()
+                .get("key")
+                .get("id")
+                .asString();
+
+        var listed = api.get("/api/v1/keys", dbAdmin).json();
+        assertThat(listed.valueStream()
+                        .map(k -> k.get("team").asString())
+                        .distinct()
+                        .toList())
+                .containsExactly("db");
+        var revoked = api.send("DELETE", "/api/v1/keys/" + defaultKey, dbAdmin, null, Map.of());
+        assertThat(revoked.status()).isEqualTo(404);
+        assertThat(revoked.json().get("detail").asString()).isEqualTo("API key '" + defaultKey + "' does not exist");
+
+        var audit = api.get("/api/v1/audit", dbAdmin);
+        assertThat(audit.status()).isEqualTo(403);
+        assertThat(api.get("/api/v1/audit", Api.ADMIN_KEY).status()).isEqualTo(200);
+        // A platform admin lists every team's keys.
+        assertThat(api.get("/api/v1/keys", Api.ADMIN_KEY)
+                        .json()
+                        .valueStream()
+                        .map(k -> k.get("team").asString())
+                        .distinct()
+                        .toList())
+                .contains("db", "default");
+    }
 }
