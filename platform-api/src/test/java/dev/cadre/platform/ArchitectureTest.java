@@ -169,6 +169,7 @@ class ArchitectureTest {
             Map.entry("cadre_tool_output_chunk", "dev.cadre.platform.tooloutput.JdbcToolOutputStore"),
             Map.entry("cadre_incident_event", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
             Map.entry("cadre_incident_delivery", "dev.cadre.platform.incidents.JdbcIncidentTimeline"),
+            Map.entry("cadre_incident_index", "dev.cadre.platform.incidents.JdbcIncidentIndex"),
             Map.entry("cadre_outbox", "dev.cadre.platform.outbox.OutboxStore"),
             Map.entry("cadre_team", "dev.cadre.platform.tenancy.TeamStore"),
             // Written by the baseline migration only.
