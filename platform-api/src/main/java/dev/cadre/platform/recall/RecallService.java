@@ -159,7 +159,10 @@ public final class RecallService implements AutoCloseable {
                     if (index.indexedVersion(incident.id()) < change.version()) {
                         index.put(record(incident));
                     }
-                } else if (index.indexedVersion(incident.id()) >= 0) {
+                } else if (index.indexedVersion(incident.id()) >= 0
+                        && change.version() > index.indexedVersion(incident.id())) {
+                    // Only a change newer than what is indexed reopens it: the stream may deliver the
+                    // incident's earlier, still-open versions after a rebuild indexed its resolution.
                     index.remove(incident.id());
                 }
             }

@@ -193,6 +193,39 @@ class RecallServiceTest {
         assertThat(similarIds(s, now)).containsExactly(past);
     }
 
+    /**
+     * The change stream can deliver an incident's earlier versions after a rebuild read its resolution
+     * (a rebuild called while the stream lags): an older, still-open version does not take the resolved
+     * incident out of memory; a newer one (a real reopening) does.
+     */
+    @Test
+    void an_older_change_arriving_after_a_rebuild_does_not_forget_the_resolution() {
+        // Not following the stream: the test delivers the changes itself, in the order it wants.
+        RecallService s = service();
+        String past = open("KubePodCrashLooping", "web-7f7f7f-zzzzz", "Pod is crash looping");
+        MemoryEntry opened = memory.get(IncidentService.NAMESPACE, past, true).orElseThrow();
+        resolve(past, "FEATURE_X without DB_URL", "rolled back");
+        s.rebuild();
+        assertThat(s.status().indexed()).isEqualTo(1);
+
+        s.onChange(new dev.cadre.memory.MemoryChange(
+                0, IncidentService.NAMESPACE, past, opened.version(), opened.value(), java.time.Instant.now(), alice));
+        assertThat(s.status().indexed())
+                .as("a stale open version changes nothing")
+                .isEqualTo(1);
+
+        MemoryEntry resolved = memory.get(IncidentService.NAMESPACE, past, true).orElseThrow();
+        s.onChange(new dev.cadre.memory.MemoryChange(
+                0,
+                IncidentService.NAMESPACE,
+                past,
+                resolved.version() + 1,
+                opened.value(),
+                java.time.Instant.now(),
+                alice));
+        assertThat(s.status().indexed()).as("a newer open version reopens it").isZero();
+    }
+
     @Test
     void filters_keep_to_the_same_target_kind_and_time_window() {
         String host = open("HostOutOfMemory", "api-1", "Memory usage climbing for days, OOM killer");
