@@ -79,7 +79,9 @@ function showShell(session) {
     h('span', { class: 'user', 'data-testid': 'whoami' },
       h('span', { class: 'sr-only' }, 'Signed in as '), h('strong', {}, session.name), ' ',
       h('span', { class: `role role-${session.role}` }, session.role)),
+    h('span', { id: 'team-slot' }),
     h('button', { type: 'button', class: 'btn small ghost', id: 'logout', onclick: logout }, 'Sign out'));
+  showTeams();
   stopBadge?.();
   refreshBadge = async () => {
     const page = await get('/api/v1/approvals?status=pending&limit=500');
@@ -92,6 +94,57 @@ function showShell(session) {
   refreshBadge().catch(() => {});
   stopBadge = every(5000, refreshBadge);
   route();
+}
+
+// A person signed in through single sign-on acts in one of their teams at a time; with several,
+// the header offers the others. Switching reloads the console so every page shows the new team.
+async function showTeams() {
+  let teams;
+  try { teams = await get('/api/v1/session/team'); } catch { return; /* an API key's session: its own team */ }
+  const slot = document.getElementById('team-slot');
+  if (!slot) return;
+  if (teams.teams.length < 2) {
+    clear(slot, h('span', { class: 'team', 'data-testid': 'team' }, h('span', { class: 'sr-only' }, 'Team '), teams.current));
+    return;
+  }
+  const select = h('select', { id: 'team-switch', 'aria-label': 'Team' },
+    teams.teams.map((t) => h('option', { value: t.team, selected: t.team === teams.current }, `${t.team} (${t.role})`)));
+  select.addEventListener('change', async () => {
+    select.disabled = true;
+    try {
+      await api('/api/v1/session/team', { method: 'POST', body: { team: select.value } });
+      location.reload();
+    } catch (e) {
+      select.disabled = false;
+      select.value = teams.current;
+      window.alert(e.human || e.message);
+    }
+  });
+  clear(slot, h('label', { class: 'team' }, h('span', { class: 'sr-only' }, 'Team '), select));
+}
+
+// Why a single sign-on came back without a session (the server names it in ?sso-error=).
+const SSO_ERRORS = {
+  'no-team': 'Your account is in no group that Cadre maps to a team. Ask an admin to add you to one.',
+  'no-subject': 'The identity provider did not say who you are (no subject claim).',
+  access_denied: 'Sign-in was cancelled or refused at the identity provider.',
+  authorization_request_not_found: 'The sign-in took too long or was started in another browser; try again.',
+};
+
+function ssoError() {
+  const code = new URLSearchParams(location.search).get('sso-error');
+  if (!code) return null;
+  history.replaceState(null, '', location.pathname + location.hash);
+  return SSO_ERRORS[code] || `Single sign-on failed (${code}); try again or use an API key.`;
+}
+
+async function ssoButton(form) {
+  let sso;
+  try { sso = await get('/api/v1/session/sso'); } catch { return; }
+  if (!sso.enabled || !form.isConnected) return;
+  form.querySelector('h1').after(
+    h('a', { class: 'btn primary sso', id: 'sso-login', href: sso.signInUrl }, `Sign in with ${sso.displayName}`),
+    h('p', { class: 'help or' }, 'or with an API key:'));
 }
 
 async function logout() {
@@ -141,6 +194,7 @@ function showLogin(message) {
   });
   clear(main, form);
   input.focus();
+  ssoButton(form);
 }
 
 // Phones: the navigation folds into a menu button (one column of full-width links when open).
@@ -161,6 +215,6 @@ window.addEventListener('cadre:unauthenticated', () => { if (ctx) showLogin('You
   try {
     showShell(await get('/api/v1/session'));
   } catch (e) {
-    showLogin(e instanceof ApiError && e.status === 401 ? null : `The platform did not answer: ${e.message}`);
+    showLogin(e instanceof ApiError && e.status === 401 ? ssoError() : `The platform did not answer: ${e.message}`);
   }
 })();

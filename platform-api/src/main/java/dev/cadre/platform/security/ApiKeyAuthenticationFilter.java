@@ -52,7 +52,9 @@ class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         Optional<String> presented = presentedKey(request);
-        if (presented.isEmpty()) {
+        // A bearer token that an earlier sign-in method (the identity provider's JWTs) already
+        // accepted is not an API key to look up.
+        if (presented.isEmpty() || SecurityContextHolder.getContext().getAuthentication() != null) {
             chain.doFilter(request, response);
             return;
         }

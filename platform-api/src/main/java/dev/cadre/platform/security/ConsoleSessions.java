@@ -12,6 +12,7 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.security.core.context.DeferredSecurityContext;
 import org.springframework.security.core.context.SecurityContext;
@@ -41,8 +42,12 @@ class ConsoleSessions implements SecurityContextRepository {
     // Live sessions per key id, oldest first, to enforce the cap (sessions are per instance).
     private final Map<String, Deque<HttpSession>> byKey = new ConcurrentHashMap<>();
 
-    /** What a session holds besides the security context: who logged in, when. */
-    record Grant(String keyId, Instant loggedInAt) implements Serializable {}
+    /**
+     * What a session holds besides the security context: who logged in, when, and — for a person
+     * who signed in through the identity provider, who has no API key to re-check — when the
+     * session ends ({@code null} for a key's session).
+     */
+    record Grant(String keyId, Instant loggedInAt, @Nullable Instant endsAt) implements Serializable {}
 
     ConsoleSessions(
             ApiKeyService keys,
@@ -65,7 +70,15 @@ class ConsoleSessions implements SecurityContextRepository {
 
     /** Binds a freshly logged-in session to its key, ending the key's oldest session beyond the cap. */
     void loggedIn(HttpSession session, CadrePrincipal principal) {
-        session.setAttribute(GRANT, new Grant(principal.keyId(), clock.instant()));
+        loggedIn(session, principal, null);
+    }
+
+    /**
+     * The same for a person signed in through the identity provider: the session ends at {@code
+     * endsAt} (and never later than the maximum lifetime), since no key can be revoked to end it.
+     */
+    void loggedIn(HttpSession session, CadrePrincipal principal, @Nullable Instant endsAt) {
+        session.setAttribute(GRANT, new Grant(principal.keyId(), clock.instant(), endsAt));
         Deque<HttpSession> open = byKey.computeIfAbsent(principal.keyId(), k -> new ArrayDeque<>());
         synchronized (open) {
             open.removeIf(s -> s.getId().equals(session.getId()) || !alive(s));
@@ -109,7 +122,9 @@ class ConsoleSessions implements SecurityContextRepository {
         Grant grant = session == null ? null : (Grant) session.getAttribute(GRANT);
         boolean valid = grant != null
                 && clock.instant().isBefore(grant.loggedInAt().plus(maxLifetime))
-                && keys.activeKey(grant.keyId()).isPresent();
+                && (grant.endsAt() != null
+                        ? clock.instant().isBefore(grant.endsAt())
+                        : keys.activeKey(grant.keyId()).isPresent());
         if (valid) {
             return context;
         }

@@ -2,9 +2,11 @@ package dev.cadre.platform.security;
 
 import dev.cadre.platform.web.ProblemWriter;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
+import java.util.List;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.context.annotation.Bean;
@@ -68,12 +70,24 @@ class SecurityConfiguration {
             ConsoleSessions sessions,
             SecurityAudit audit,
             Clock clock,
+            List<SignInMethod> signInMethods,
             @Value("${cadre.security.rate-limit.requests-per-second:0}") double ratePerSecond,
             @Value("${cadre.security.rate-limit.burst:100}") int rateBurst)
             throws Exception {
         var keyFilter = new ApiKeyAuthenticationFilter(keys, problems, audit);
         var rateLimit = new RateLimitFilter(problems, clock, ratePerSecond, rateBurst);
-        http.addFilterAfter(keyFilter, SecurityContextHolderFilter.class)
+        // A sign-in method's bearer filter runs after the context is loaded and before the key
+        // filter, which then leaves a request it authenticated alone.
+        Class<? extends Filter> beforeKeys = SecurityContextHolderFilter.class;
+        for (SignInMethod method : signInMethods) {
+            method.configure(http);
+            Filter bearer = method.bearerFilter();
+            if (bearer != null) {
+                http.addFilterAfter(bearer, beforeKeys);
+                beforeKeys = bearer.getClass();
+            }
+        }
+        http.addFilterAfter(keyFilter, beforeKeys)
                 .addFilterAfter(rateLimit, ApiKeyAuthenticationFilter.class)
                 .addFilterAfter(new ClientWriteAuditFilter(audit), RateLimitFilter.class)
                 // Key requests neither read nor write a session (ConsoleSessions): stateless.
@@ -135,6 +149,12 @@ class SecurityConfiguration {
                         .permitAll()
                         .requestMatchers("/api/v1/session")
                         .permitAll()
+                        // Whether single sign-on is offered (the sign-in page asks before anyone is in).
+                        .requestMatchers(HttpMethod.GET, "/api/v1/session/sso")
+                        .permitAll()
+                        // A person's team switch: any signed-in role, viewers too.
+                        .requestMatchers("/api/v1/session/team")
+                        .authenticated()
                         .requestMatchers("/error")
                         .permitAll()
                         // The audit log names every team's objects: until it is kept per team, it is

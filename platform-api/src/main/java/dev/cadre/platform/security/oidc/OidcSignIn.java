@@ -1,0 +1,172 @@
+package dev.cadre.platform.security.oidc;
+
+import dev.cadre.platform.audit.AuditLog;
+import dev.cadre.platform.security.CadrePrincipal;
+import dev.cadre.platform.security.PersonSessions;
+import dev.cadre.platform.security.SecurityAudit;
+import dev.cadre.platform.security.SignInMethod;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpSession;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.client.OAuth2AuthorizedClient;
+import org.springframework.security.oauth2.client.web.DefaultOAuth2AuthorizationRequestResolver;
+import org.springframework.security.oauth2.client.web.OAuth2AuthorizationRequestCustomizers;
+import org.springframework.security.oauth2.client.web.OAuth2AuthorizedClientRepository;
+import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
+import org.springframework.security.oauth2.core.oidc.user.OidcUser;
+
+/**
+ * The console's sign-in through the provider, and its bearer tokens on the API. {@code GET
+ * /sso/start/oidc} sends the browser to the provider (authorization code with PKCE, state and
+ * nonce); the provider sends it back to {@code /sso/callback}, where Spring Security exchanges the
+ * code and checks the ID token; then the person's groups decide their teams, and they get a
+ * console session in their first team that ends after {@code cadre.auth.oidc.max-session-age}.
+ */
+final class OidcSignIn implements SignInMethod {
+
+    static final String START = "/sso/start";
+    static final String CALLBACK = "/sso/callback";
+    /** The session attribute holding the signed-in {@link Person} (their teams, for switching). */
+    static final String PERSON = Person.class.getName();
+    /** The session attribute naming the team the person acts in. */
+    static final String TEAM = PERSON + ".team";
+
+    private final OidcProperties settings;
+    private final ProviderRegistration provider;
+    private final PersonResolver people;
+    private final PersonSessions sessions;
+    private final SecurityAudit securityAudit;
+    private final AuditLog audit;
+    private final Clock clock;
+    private final OidcBearerFilter bearer;
+    private final BrowserBoundAuthorizationRequests pending;
+
+    OidcSignIn(
+            OidcProperties settings,
+            ProviderRegistration provider,
+            PersonResolver people,
+            PersonSessions sessions,
+            SecurityAudit securityAudit,
+            AuditLog audit,
+            Clock clock,
+            OidcBearerFilter bearer) {
+        this.settings = settings;
+        this.provider = provider;
+        this.people = people;
+        this.sessions = sessions;
+        this.securityAudit = securityAudit;
+        this.audit = audit;
+        this.clock = clock;
+        this.bearer = bearer;
+        this.pending = new BrowserBoundAuthorizationRequests(clock);
+    }
+
+    @Override
+    public Filter bearerFilter() {
+        return bearer;
+    }
+
+    @Override
+    public void configure(HttpSecurity http) throws Exception {
+        var resolver = new DefaultOAuth2AuthorizationRequestResolver(provider, START);
+        // PKCE for this confidential client too (RFC 9700): a stolen code is worth nothing.
+        resolver.setAuthorizationRequestCustomizer(OAuth2AuthorizationRequestCustomizers.withPkce());
+        http.oauth2Login(o -> o.clientRegistrationRepository(provider)
+                .authorizedClientRepository(NO_AUTHORIZED_CLIENTS)
+                .loginPage("/")
+                .authorizationEndpoint(
+                        a -> a.authorizationRequestResolver(resolver).authorizationRequestRepository(pending))
+                .loginProcessingUrl(CALLBACK)
+                .successHandler(this::signedIn)
+                .failureHandler(this::failed));
+    }
+
+    /** Maps the person's groups to teams and starts their console session in the first. */
+    private void signedIn(HttpServletRequest request, HttpServletResponse response, Authentication auth)
+            throws IOException {
+        OidcUser user = (OidcUser) auth.getPrincipal();
+        Person person;
+        try {
+            person = people.resolve(user.getClaims());
+        } catch (IllegalArgumentException e) {
+            refuse(request, response, "no-subject", "single sign-on refused: " + e.getMessage());
+            return;
+        }
+        if (person.teams().isEmpty()) {
+            refuse(
+                    request,
+                    response,
+                    "no-team",
+                    "single sign-on of " + person.subject() + " (" + person.name() + ") refused: no group in claim '"
+                            + people.groupsClaim() + "' maps to a team");
+            return;
+        }
+        TeamRole first = person.teams().get(0);
+        CadrePrincipal principal = person.principal(first);
+        Instant endsAt = clock.instant().plus(settings.maxSessionAge());
+        sessions.signedIn(request, response, principal, endsAt);
+        request.getSession().setAttribute(PERSON, person);
+        request.getSession().setAttribute(TEAM, first.team());
+        audit.record(
+                person.name(),
+                "session.sso",
+                person.id(),
+                "subject=" + person.subject() + " issuer=" + person.issuer() + " teams="
+                        + person.teams().stream().map(TeamRole::toString).collect(Collectors.joining(","))
+                        + " acting in " + first.team() + " until " + endsAt);
+        response.sendRedirect(request.getContextPath() + "/#/incidents");
+    }
+
+    private void failed(HttpServletRequest request, HttpServletResponse response, AuthenticationException e)
+            throws IOException {
+        String code =
+                e instanceof OAuth2AuthenticationException o ? o.getError().getErrorCode() : "failed";
+        securityAudit.authenticationFailed(request, "single sign-on failed: " + code);
+        response.sendRedirect(request.getContextPath() + "/?sso-error=" + code.replaceAll("[^a-z_-]", ""));
+    }
+
+    private void refuse(HttpServletRequest request, HttpServletResponse response, String code, String reason)
+            throws IOException {
+        securityAudit.authenticationFailed(request, reason);
+        SecurityContextHolder.clearContext();
+        HttpSession session = request.getSession(false);
+        if (session != null) {
+            session.invalidate();
+        }
+        response.sendRedirect(request.getContextPath() + "/?sso-error=" + code);
+    }
+
+    /** The provider's access token is not kept: Cadre calls nothing on the person's behalf. */
+    private static final OAuth2AuthorizedClientRepository NO_AUTHORIZED_CLIENTS =
+            new OAuth2AuthorizedClientRepository() {
+                @Override
+                public <T extends OAuth2AuthorizedClient> @Nullable T loadAuthorizedClient(
+                        String clientRegistrationId, Authentication principal, HttpServletRequest request) {
+                    return null;
+                }
+
+                @Override
+                public void saveAuthorizedClient(
+                        OAuth2AuthorizedClient authorizedClient,
+                        Authentication principal,
+                        HttpServletRequest request,
+                        HttpServletResponse response) {}
+
+                @Override
+                public void removeAuthorizedClient(
+                        String clientRegistrationId,
+                        Authentication principal,
+                        HttpServletRequest request,
+                        HttpServletResponse response) {}
+            };
+}
