@@ -100,7 +100,7 @@ function showShell(session) {
 // the header offers the others. Switching reloads the console so every page shows the new team.
 async function showTeams() {
   let teams;
-  try { teams = await get('/api/v1/session/team'); } catch { return; /* an API key's session: its own team */ }
+  try { teams = await get('/api/v1/session/team'); } catch { return; }
   const slot = document.getElementById('team-slot');
   if (!slot) return;
   if (teams.teams.length < 2) {

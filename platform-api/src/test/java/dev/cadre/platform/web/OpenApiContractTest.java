@@ -468,6 +468,13 @@ class OpenApiContractTest {
             case "GET /api/v1/workflows/{name}" -> {
                 return List.of(new Probe("valid", method, "/api/v1/workflows/wf-incident", admin, null));
             }
+            case "POST /api/v1/session/team" -> {
+                // A key acts in its own team (team switching is for people signed in through single
+                // sign-on, SingleSignOnBrowserTest); naming it is the valid call.
+                return List.of(
+                        new Probe("valid", method, path, json, "{\"team\":\"default\"}"),
+                        new Probe("another team", method, path, json, "{\"team\":\"storage\"}"));
+            }
             case "POST /api/v1/session" -> {
                 return List.of(
                         new Probe("valid", method, path, json, "{\"apiKey\":\"" + fx.viewerKey() + "\"}"),

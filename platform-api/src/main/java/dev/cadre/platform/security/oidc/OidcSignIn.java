@@ -38,8 +38,6 @@ final class OidcSignIn implements SignInMethod {
     static final String CALLBACK = "/sso/callback";
     /** The session attribute holding the signed-in {@link Person} (their teams, for switching). */
     static final String PERSON = Person.class.getName();
-    /** The session attribute naming the team the person acts in. */
-    static final String TEAM = PERSON + ".team";
 
     private final OidcProperties settings;
     private final ProviderRegistration provider;
@@ -116,7 +114,6 @@ final class OidcSignIn implements SignInMethod {
         Instant endsAt = clock.instant().plus(settings.maxSessionAge());
         sessions.signedIn(request, response, principal, endsAt);
         request.getSession().setAttribute(PERSON, person);
-        request.getSession().setAttribute(TEAM, first.team());
         audit.record(
                 person.name(),
                 "session.sso",

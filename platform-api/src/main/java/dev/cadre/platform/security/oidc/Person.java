@@ -2,6 +2,7 @@ package dev.cadre.platform.security.oidc;
 
 import dev.cadre.platform.security.CadrePrincipal;
 import dev.cadre.platform.security.Role;
+import dev.cadre.platform.tenancy.TeamId;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ record Person(String id, String issuer, String subject, String name, GroupMappin
         implements Serializable {
 
     /** The team a platform admin acts in when no group names one. */
-    static final String DEFAULT_TEAM = "default";
+    static final String DEFAULT_TEAM = TeamId.DEFAULT.name();
 
     static Person of(String issuer, String subject, @Nullable String name, GroupMapping.Memberships memberships) {
         String id = UUID.nameUUIDFromBytes((issuer + "\n" + subject).getBytes(StandardCharsets.UTF_8))
@@ -51,6 +52,6 @@ record Person(String id, String issuer, String subject, String name, GroupMappin
 
     /** The platform's caller for this person acting in {@code membership}'s team with its role. */
     CadrePrincipal principal(TeamRole membership) {
-        return new CadrePrincipal(name, membership.role(), id);
+        return new CadrePrincipal(name, membership.role(), id, membership.teamId(), memberships.platformAdmin());
     }
 }

@@ -72,70 +72,92 @@ class SsoController {
     }
 
     @Operation(
-            summary = "The teams of the person signed in through single sign-on, and the one they act in",
-            description = "Teams come from the person's groups at the identity provider (cadre.auth.oidc.groups).")
-    @ApiResponse(responseCode = "200", description = "The person's teams with their role in each, and the current team")
-    @ApiResponse(responseCode = "409", description = "The caller did not sign in through single sign-on")
+            summary = "The teams the caller may act in, and the one it acts in",
+            description = "A person signed in through single sign-on has the teams their groups at the identity"
+                    + " provider grant (cadre.auth.oidc.groups); an API key or a bearer token acts in one team.")
+    @ApiResponse(responseCode = "200", description = "The teams with the caller's role in each, and the current team")
     @GetMapping(value = "/api/v1/session/team", produces = MediaType.APPLICATION_JSON_VALUE)
     TeamsView teams(HttpServletRequest request, Authentication auth) {
-        Person person = person(request, auth);
-        Object current = request.getSession().getAttribute(OidcSignIn.TEAM);
-        return view(
-                person,
-                current instanceof String team ? team : person.teams().get(0).team());
+        CadrePrincipal principal = principal(auth);
+        Person person = person(request, principal);
+        return person != null ? view(person, principal) : single(principal);
     }
 
     @Operation(
             summary = "Act in another of the signed-in person's teams",
-            description = "The console session acts in the named team from now on, with the person's role there.")
-    @ApiResponse(responseCode = "200", description = "Switched: the person's teams and the current one")
-    @ApiResponse(responseCode = "400", description = "Not one of the person's teams (named)")
-    @ApiResponse(responseCode = "409", description = "The caller did not sign in through single sign-on")
+            description = "The console session of a person signed in through single sign-on acts in the named team"
+                    + " from now on, with the person's role there. An API key acts in its own team only.")
+    @ApiResponse(responseCode = "200", description = "Switched: the teams and the current one")
+    @ApiResponse(responseCode = "400", description = "Not one of the caller's teams (their teams named)")
     @PostMapping(value = "/api/v1/session/team", produces = MediaType.APPLICATION_JSON_VALUE)
     TeamsView switchTeam(
             @Valid @RequestBody SwitchRequest body,
             HttpServletRequest request,
             HttpServletResponse response,
             Authentication auth) {
-        Person person = person(request, auth);
-        TeamRole membership = person.in(body.team().trim())
-                .orElseThrow(() -> new ApiProblem(
-                                HttpStatus.BAD_REQUEST,
-                                "not-a-member",
-                                "Not a member",
-                                "team: '" + person.name() + "' is not a member of team '" + body.team()
-                                        + "'; their teams: "
-                                        + String.join(
-                                                ", ",
-                                                person.teams().stream()
-                                                        .map(TeamRole::team)
-                                                        .toList()))
-                        .with("field", "team"));
-        sessions.switched(request, response, person.principal(membership));
-        request.getSession().setAttribute(OidcSignIn.TEAM, membership.team());
-        return view(person, membership.team());
+        CadrePrincipal principal = principal(auth);
+        Person person = person(request, principal);
+        String team = body.team().trim();
+        if (person == null) {
+            if (team.equals(principal.team().name())) {
+                return single(principal);
+            }
+            throw new ApiProblem(
+                            HttpStatus.BAD_REQUEST,
+                            "not-a-member",
+                            "Not a member",
+                            "team: '" + principal.name() + "' acts in team '"
+                                    + principal.team().name()
+                                    + "' only; a person switches teams after signing in through single sign-on")
+                    .with("field", "team");
+        }
+        TeamRole membership = person.in(team)
+                .orElseThrow(() -> notAMember(
+                        person.name(),
+                        team,
+                        person.teams().stream().map(TeamRole::team).toList()));
+        CadrePrincipal switched = person.principal(membership);
+        sessions.switched(request, response, switched);
+        return view(person, switched);
     }
 
-    private static TeamsView view(Person person, String current) {
+    private static ApiProblem notAMember(String who, String team, List<String> theirs) {
+        return new ApiProblem(
+                        HttpStatus.BAD_REQUEST,
+                        "not-a-member",
+                        "Not a member",
+                        "team: '" + who + "' is not a member of team '" + team + "'; their teams: "
+                                + String.join(", ", theirs))
+                .with("field", "team");
+    }
+
+    private static TeamsView view(Person person, CadrePrincipal current) {
         return new TeamsView(
                 person.name(),
-                current,
+                current.team().name(),
                 person.teams().stream().map(TeamView::of).toList());
     }
 
-    private static Person person(HttpServletRequest request, @Nullable Authentication auth) {
+    private static TeamsView single(CadrePrincipal principal) {
+        return new TeamsView(
+                principal.name(),
+                principal.team().name(),
+                List.of(new TeamView(
+                        principal.team().name(), principal.role().name().toLowerCase(Locale.ROOT))));
+    }
+
+    private static CadrePrincipal principal(@Nullable Authentication auth) {
+        if (auth == null || !(auth.getPrincipal() instanceof CadrePrincipal principal)) {
+            throw new ApiProblem(
+                    HttpStatus.UNAUTHORIZED, "unauthenticated", "Authentication required", "not signed in");
+        }
+        return principal;
+    }
+
+    /** The person of this console session, when it is one signed in through single sign-on. */
+    private static @Nullable Person person(HttpServletRequest request, CadrePrincipal principal) {
         HttpSession session = request.getSession(false);
         Object person = session == null ? null : session.getAttribute(OidcSignIn.PERSON);
-        if (auth == null
-                || !(auth.getPrincipal() instanceof CadrePrincipal principal)
-                || !(person instanceof Person p)
-                || !p.id().equals(principal.keyId())) {
-            throw new ApiProblem(
-                    HttpStatus.CONFLICT,
-                    "not-signed-in-with-sso",
-                    "Not signed in through single sign-on",
-                    "only a person signed in through single sign-on switches teams; an API key acts in its own team");
-        }
-        return p;
+        return person instanceof Person p && p.id().equals(principal.keyId()) ? p : null;
     }
 }

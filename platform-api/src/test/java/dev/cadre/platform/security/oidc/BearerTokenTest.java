@@ -126,21 +126,31 @@ class BearerTokenTest extends SsoPlatformTest {
     }
 
     @Test
-    void separationOfDuties_holdsPerPerson_acrossTheirTokens() {
+    void separationOfDuties_holdsPerPerson_acrossTheirTokens_andAnotherTeamSeesNothing() {
         String bob = keycloak.accessToken("bob");
         Api.Response submitted =
                 api.post("/api/v1/runs", bob, Api.json(Map.of("agent", "fixer", "input", "restart the api")));
         assertThat(submitted.status()).as(submitted.body()).isEqualTo(202);
         String runId = submitted.json().get("id").asString();
+        // Read as a person of the run's team: another team's key would not see it.
+        String reader = keycloak.accessToken("alice");
         String approval = Await.until(
                         "a pending approval of run " + runId,
-                        () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
+                        () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, reader)
                                 .json()
                                 .get("items"),
                         items -> !items.isEmpty())
                 .get(0)
                 .get("id")
                 .asString();
+
+        // A person of another team does not see the run at all.
+        assertThat(api.get("/api/v1/runs/" + runId, keycloak.accessToken("carol"))
+                        .status())
+                .isEqualTo(404);
+        assertThat(api.get("/api/v1/runs/" + runId, keycloak.accessToken("alice"))
+                        .status())
+                .isEqualTo(200);
 
         // Another token of the same person is the same person.
         Api.Response own = api.approve(approval, keycloak.accessToken("bob"));
@@ -150,7 +160,7 @@ class BearerTokenTest extends SsoPlatformTest {
         Api.Response alice = api.approve(approval, keycloak.accessToken("alice"));
         assertThat(alice.status()).as(alice.body()).isEqualTo(200);
         assertThat(alice.json().get("decidedBy").asString()).isEqualTo("Alice Adams");
-        api.awaitRunEnd(runId);
+        api.awaitRunEnd(runId, reader);
     }
 
     private static void assertRefused(Api.Response response, String token, String reason, String detail) {

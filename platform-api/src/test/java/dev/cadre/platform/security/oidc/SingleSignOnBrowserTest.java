@@ -118,21 +118,25 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
     @Test
     @Order(2)
     void aPersonInTwoTeams_switchesTeam() {
-        new Select(wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("team-switch"))))
-                .selectByValue("storage");
-        wait.until(d -> "storage"
-                .equals(new Select(d.findElement(By.id("team-switch")))
-                        .getFirstSelectedOption()
-                        .getAttribute("value")));
+        switchTo("storage");
         assertThat(sessionTeam()).isEqualTo("storage");
-
-        new Select(wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("team-switch"))))
-                .selectByValue("payments");
-        wait.until(d -> "payments"
-                .equals(new Select(d.findElement(By.id("team-switch")))
-                        .getFirstSelectedOption()
-                        .getAttribute("value")));
+        assertThat(browser.findElement(By.cssSelector("[data-testid=whoami]")).getText())
+                .contains("Alice Adams");
+        switchTo("payments");
         assertThat(sessionTeam()).isEqualTo("payments");
+    }
+
+    /** Picks {@code team} in the header; the console reloads in it. */
+    private void switchTo(String team) {
+        WebElement before = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("team-switch")));
+        new Select(before).selectByValue(team);
+        wait.until(ExpectedConditions.stalenessOf(before));
+        wait.until(d -> {
+            var now = d.findElements(By.id("team-switch"));
+            return !now.isEmpty()
+                    && team.equals(
+                            new Select(now.get(0)).getFirstSelectedOption().getAttribute("value"));
+        });
     }
 
     @Test
@@ -143,9 +147,11 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
                 api.post("/api/v1/runs", bob, Api.json(Map.of("agent", "fixer", "input", "restart the api")));
         assertThat(submitted.status()).as(submitted.body()).isEqualTo(202);
         String runId = submitted.json().get("id").asString();
+        // Read as a person of the run's team: another team's key would not see it.
+        String reader = keycloak.accessToken("alice");
         String approval = Await.until(
                         "a pending approval of run " + runId,
-                        () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, Api.ADMIN_KEY)
+                        () -> api.get("/api/v1/approvals?status=pending&runId=" + runId, reader)
                                 .json()
                                 .get("items"),
                         items -> !items.isEmpty())
@@ -168,11 +174,11 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
 
         var decided = Await.until(
                 "approval " + approval + " to be decided",
-                () -> api.get("/api/v1/approvals/" + approval, Api.ADMIN_KEY).json(),
+                () -> api.get("/api/v1/approvals/" + approval, reader).json(),
                 a -> !a.get("status").asString().equals("pending"));
         assertThat(decided.get("status").asString()).isEqualTo("approved");
         assertThat(decided.get("decidedBy").asString()).isEqualTo("Alice Adams");
-        api.awaitRunEnd(runId);
+        api.awaitRunEnd(runId, reader);
     }
 
     @Test
@@ -194,8 +200,7 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
     @Order(5)
     void aPersonInNoMappedGroup_isToldWhy() {
         // Alice's single sign-on session at Keycloak would sign her in again at once: end it.
-        browser.get(keycloak.issuer() + "/account");
-        browser.manage().deleteAllCookies();
+        ((ChromeDriver) browser).executeCdpCommand("Network.clearBrowserCookies", Map.of());
 
         browser.get(console("/"));
         wait.until(ExpectedConditions.elementToBeClickable(By.id("sso-login"))).click();
