@@ -68,6 +68,35 @@ class ConsoleSessionsTest {
     }
 
     @Test
+    void aPersonsSession_endsWhenItsSignInSaysSo_withNoKeyToCheck() {
+        MovableClock clock = new MovableClock();
+        // A person signed in through the identity provider has no API key: none is ever active.
+        ApiKeyService keys = mock(ApiKeyService.class);
+        when(keys.activeKey("person-1")).thenReturn(Optional.empty());
+        ConsoleSessions sessions = new ConsoleSessions(keys, clock, Duration.ofHours(12), 5);
+        CadrePrincipal person = new CadrePrincipal("Alice Adams", Role.OPERATOR, "person-1");
+
+        MockHttpSession session = new MockHttpSession();
+        MockHttpServletRequest login = new MockHttpServletRequest("GET", "/sso/callback");
+        login.setSession(session);
+        sessions.saveContext(
+                new SecurityContextImpl(new UsernamePasswordAuthenticationToken(
+                        person, null, List.of(new SimpleGrantedAuthority(Role.OPERATOR.authority())))),
+                login,
+                new MockHttpServletResponse());
+        sessions.loggedIn(session, person, clock.now.plus(Duration.ofHours(8)));
+
+        clock.now = clock.now.plus(Duration.ofHours(8)).minusSeconds(1);
+        assertThat(sessions.loadDeferredContext(request(session)).get().getAuthentication())
+                .isNotNull();
+
+        clock.now = clock.now.plusSeconds(1);
+        assertThat(sessions.loadDeferredContext(request(session)).get().getAuthentication())
+                .isNull();
+        assertThat(session.isInvalid()).isTrue();
+    }
+
+    @Test
     void aSessionEndsWhenItsKeyIsNoLongerActive() {
         MovableClock clock = new MovableClock();
         ApiKeyService keys = mock(ApiKeyService.class);
