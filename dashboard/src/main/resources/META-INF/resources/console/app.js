@@ -103,6 +103,8 @@ async function showTeams() {
   try { teams = await get('/api/v1/session/team'); } catch { return; }
   const slot = document.getElementById('team-slot');
   if (!slot) return;
+  // One team, and the one every install starts with: nothing worth a word in the header.
+  if (teams.teams.length < 2 && teams.current === 'default') return;
   if (teams.teams.length < 2) {
     clear(slot, h('span', { class: 'team', 'data-testid': 'team' }, h('span', { class: 'sr-only' }, 'Team '), teams.current));
     return;
