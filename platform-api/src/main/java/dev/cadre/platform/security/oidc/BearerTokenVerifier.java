@@ -149,7 +149,7 @@ final class BearerTokenVerifier {
     }
 
     /** The checks after the signature, each with its own reason. */
-    private OAuth2TokenValidatorResult check(Jwt jwt) {
+    OAuth2TokenValidatorResult check(Jwt jwt) {
         Instant now = clock.instant();
         List<OAuth2Error> errors = new ArrayList<>();
         Instant expires = jwt.getExpiresAt();
