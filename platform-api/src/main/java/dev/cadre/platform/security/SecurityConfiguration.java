@@ -163,6 +163,11 @@ class SecurityConfiguration {
                         .hasRole(PLATFORM_ADMIN)
                         .requestMatchers("/api/v1/keys", "/api/v1/keys/**")
                         .hasRole(ADMIN)
+                        // Teams are created by platform admins; anyone reads the teams it may act in.
+                        .requestMatchers(HttpMethod.GET, "/api/v1/teams", "/api/v1/teams/**")
+                        .hasRole(VIEWER)
+                        .requestMatchers("/api/v1/teams", "/api/v1/teams/**")
+                        .hasRole(PLATFORM_ADMIN)
                         // The integration roles: each reaches its one door and nothing else.
                         .requestMatchers(HttpMethod.POST, "/api/v1/integrations/alertmanager")
                         .hasRole(INTAKE)

@@ -496,6 +496,13 @@ class OpenApiContractTest {
                                 "{\"name\":\"contract-" + serial.incrementAndGet() + "\",\"role\":\"viewer\"}"),
                         new Probe("unknown role", method, path, json, "{\"name\":\"contract-x\",\"role\":\"root\"}"));
             }
+            case "GET /api/v1/teams/{name}" -> {
+                return List.of(new Probe("valid", method, "/api/v1/teams/default", admin, null));
+            }
+            case "POST /api/v1/teams" -> {
+                return List.of(new Probe(
+                        "valid", method, path, json, "{\"name\":\"contract-" + serial.incrementAndGet() + "\"}"));
+            }
             case "DELETE /api/v1/keys/{id}" -> {
                 return List.of(new Probe("valid", method, "/api/v1/keys/" + fx.revocableKeyId(), admin, null));
             }
