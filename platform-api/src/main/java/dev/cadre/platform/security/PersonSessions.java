@@ -3,10 +3,8 @@ package dev.cadre.platform.security;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Instant;
-import java.util.List;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.Authentication;
-import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.stereotype.Component;
 
@@ -27,12 +25,9 @@ public class PersonSessions {
         this.audit = audit;
     }
 
-    /** The authentication of {@code principal}, with the authority of its role. */
+    /** The authentication of {@code principal}, with the authority of its role (and of a platform admin). */
     public static Authentication authentication(CadrePrincipal principal) {
-        return new UsernamePasswordAuthenticationToken(
-                principal,
-                null,
-                List.of(new SimpleGrantedAuthority(principal.role().authority())));
+        return new UsernamePasswordAuthenticationToken(principal, null, principal.authorities());
     }
 
     /**
