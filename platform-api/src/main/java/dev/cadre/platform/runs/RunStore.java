@@ -1175,6 +1175,15 @@ public class RunStore implements AgentRunHistory {
                 boolean auto = c.getAutoCommit();
                 c.setAutoCommit(false);
                 try {
+                    String product = c.getMetaData().getDatabaseProductName();
+                    if (product.toLowerCase(java.util.Locale.ROOT).contains("postgresql")) {
+                        // Instances starting together each run these steps after Flyway released its lock;
+                        // CREATE INDEX IF NOT EXISTS is not safe against a concurrent twin (a duplicate
+                        // pg_class row ends the second instance's start), so one runs them at a time.
+                        try (var st = c.createStatement()) {
+                            st.execute("SELECT pg_advisory_xact_lock(hashtext('cadre-after-migrate'))");
+                        }
+                    }
                     build.accept(
                             JdbcClient.create(
                                     new org.springframework.jdbc.datasource.SingleConnectionDataSource(c, true)),
