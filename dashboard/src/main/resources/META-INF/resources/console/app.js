@@ -102,7 +102,8 @@ async function showTeams() {
   let teams;
   try { teams = await get('/api/v1/session/team'); } catch { return; }
   const slot = document.getElementById('team-slot');
-  if (!slot) return;
+  if (!slot || !ctx) return;
+  ctx.singleSignOn = teams.singleSignOn;
   // One team, and the one every install starts with: nothing worth a word in the header.
   if (teams.teams.length < 2 && teams.current === 'default') return;
   if (teams.teams.length < 2) {
@@ -140,6 +141,12 @@ function ssoError() {
   return SSO_ERRORS[code] || `Single sign-on failed (${code}); try again or use an API key.`;
 }
 
+function signedOut() {
+  if (!new URLSearchParams(location.search).has('signed-out')) return null;
+  history.replaceState(null, '', location.pathname + location.hash);
+  return 'You are signed out.';
+}
+
 async function ssoButton(form) {
   let sso;
   try { sso = await get('/api/v1/session/sso'); } catch { return; }
@@ -150,6 +157,8 @@ async function ssoButton(form) {
 }
 
 async function logout() {
+  // A person signed in through the identity provider signs out there too (and comes back here).
+  if (ctx?.singleSignOn) { location.href = '/sso/logout'; return; }
   try { await api('/api/v1/session', { method: 'DELETE' }); } catch { /* the session may be gone already */ }
   showLogin('You are signed out.');
 }
@@ -217,6 +226,6 @@ window.addEventListener('cadre:unauthenticated', () => { if (ctx) showLogin('You
   try {
     showShell(await get('/api/v1/session'));
   } catch (e) {
-    showLogin(e instanceof ApiError && e.status === 401 ? ssoError() : `The platform did not answer: ${e.message}`);
+    showLogin(e instanceof ApiError && e.status === 401 ? ssoError() || signedOut() : `The platform did not answer: ${e.message}`);
   }
 })();

@@ -6,6 +6,7 @@ import dev.cadre.platform.security.PersonSessions;
 import dev.cadre.platform.security.SecurityAudit;
 import dev.cadre.platform.security.SignInMethod;
 import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
@@ -24,6 +25,10 @@ import org.springframework.security.oauth2.client.web.OAuth2AuthorizationRequest
 import org.springframework.security.oauth2.client.web.OAuth2AuthorizedClientRepository;
 import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
 import org.springframework.security.oauth2.core.oidc.user.OidcUser;
+import org.springframework.security.web.context.SecurityContextHolderFilter;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
+import org.springframework.web.util.UriComponentsBuilder;
 
 /**
  * The console's sign-in through the provider, and its bearer tokens on the API. {@code GET
@@ -36,6 +41,9 @@ final class OidcSignIn implements SignInMethod {
 
     static final String START = "/sso/start";
     static final String CALLBACK = "/sso/callback";
+    static final String LOGOUT = "/sso/logout";
+    /** The session attribute holding the person's ID token, the hint for the provider's logout. */
+    static final String ID_TOKEN = Person.class.getName() + ".idToken";
     /** The session attribute holding the signed-in {@link Person} (their teams, for switching). */
     static final String PERSON = Person.class.getName();
 
@@ -79,6 +87,7 @@ final class OidcSignIn implements SignInMethod {
         var resolver = new DefaultOAuth2AuthorizationRequestResolver(provider, START);
         // PKCE for this confidential client too (RFC 9700): a stolen code is worth nothing.
         resolver.setAuthorizationRequestCustomizer(OAuth2AuthorizationRequestCustomizers.withPkce());
+        http.addFilterAfter(new ProviderLogout(), SecurityContextHolderFilter.class);
         http.oauth2Login(o -> o.clientRegistrationRepository(provider)
                 .authorizedClientRepository(NO_AUTHORIZED_CLIENTS)
                 .loginPage("/")
@@ -114,6 +123,8 @@ final class OidcSignIn implements SignInMethod {
         Instant endsAt = clock.instant().plus(settings.maxSessionAge());
         sessions.signedIn(request, response, principal, endsAt);
         request.getSession().setAttribute(PERSON, person);
+        // Kept for the provider's logout (id_token_hint), never shown.
+        request.getSession().setAttribute(ID_TOKEN, user.getIdToken().getTokenValue());
         audit.record(
                 person.name(),
                 "session.sso",
@@ -141,6 +152,56 @@ final class OidcSignIn implements SignInMethod {
             session.invalidate();
         }
         response.sendRedirect(request.getContextPath() + "/?sso-error=" + code);
+    }
+
+    /**
+     * {@code GET /sso/logout}: ends the console session, then sends the browser to the provider's
+     * end-session endpoint (RP-initiated logout, with the ID token as hint) so that the provider's
+     * own session ends too and the next sign-in asks again; back at {@code /?signed-out}. Without a
+     * person's session, or when the provider names no end-session endpoint, only the first part.
+     */
+    private final class ProviderLogout extends OncePerRequestFilter {
+
+        @Override
+        protected boolean shouldNotFilter(HttpServletRequest request) {
+            return !("GET".equals(request.getMethod()) && LOGOUT.equals(request.getServletPath()));
+        }
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws IOException {
+            String back = ServletUriComponentsBuilder.fromContextPath(request)
+                    .path("/")
+                    .query("signed-out")
+                    .build()
+                    .toUriString();
+            HttpSession session = request.getSession(false);
+            Object idToken = session == null ? null : session.getAttribute(ID_TOKEN);
+            if (session != null) {
+                var auth = SecurityContextHolder.getContext().getAuthentication();
+                securityAudit.loggedOut(
+                        request, auth != null && auth.getPrincipal() instanceof CadrePrincipal p ? p : null);
+                session.invalidate();
+            }
+            SecurityContextHolder.clearContext();
+            Object endSession = idToken == null
+                    ? null
+                    : provider.registration()
+                            .getProviderDetails()
+                            .getConfigurationMetadata()
+                            .get("end_session_endpoint");
+            if (endSession == null) {
+                response.sendRedirect(back);
+                return;
+            }
+            response.sendRedirect(UriComponentsBuilder.fromUriString(String.valueOf(endSession))
+                    .queryParam("id_token_hint", idToken)
+                    .queryParam("client_id", settings.clientId())
+                    .queryParam("post_logout_redirect_uri", back)
+                    .encode()
+                    .build()
+                    .toUriString());
+        }
     }
 
     /** The provider's access token is not kept: Cadre calls nothing on the person's behalf. */

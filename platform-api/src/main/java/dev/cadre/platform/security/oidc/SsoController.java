@@ -52,7 +52,8 @@ class SsoController {
         }
     }
 
-    record TeamsView(String name, String current, List<TeamView> teams) {}
+    /** {@code singleSignOn}: a person signed in through the provider (sign-out goes through {@code /sso/logout}). */
+    record TeamsView(String name, String current, List<TeamView> teams, boolean singleSignOn) {}
 
     record SwitchRequest(@NotBlank @Size(max = 63) String team) {}
 
@@ -135,7 +136,8 @@ class SsoController {
         return new TeamsView(
                 person.name(),
                 current.team().name(),
-                person.teams().stream().map(TeamView::of).toList());
+                person.teams().stream().map(TeamView::of).toList(),
+                true);
     }
 
     private static TeamsView single(CadrePrincipal principal) {
@@ -143,7 +145,8 @@ class SsoController {
                 principal.name(),
                 principal.team().name(),
                 List.of(new TeamView(
-                        principal.team().name(), principal.role().name().toLowerCase(Locale.ROOT))));
+                        principal.team().name(), principal.role().name().toLowerCase(Locale.ROOT))),
+                false);
     }
 
     private static CadrePrincipal principal(@Nullable Authentication auth) {

@@ -183,7 +183,7 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
 
     @Test
     @Order(4)
-    void signOut_endsTheConsoleSession() {
+    void signOut_endsTheConsoleSession_andTheProvidersToo() {
         browser.get(console("/"));
         wait.until(ExpectedConditions.elementToBeClickable(By.id("logout")));
         Cookie session = browser.manage().getCookieNamed("JSESSIONID");
@@ -191,7 +191,11 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
         assertThat(withSession(session).status()).isEqualTo(200);
 
         browser.findElement(By.id("logout")).click();
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("sso-login")));
+        // Signed out at Keycloak too (RP-initiated logout), and back at the console's sign-in page.
+        WebElement note =
+                wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#login-form .note")));
+        assertThat(note.getText()).isEqualTo("You are signed out.");
+        assertThat(browser.getCurrentUrl()).startsWith(console("/"));
         // The session is over on the server, not only forgotten by this browser.
         assertThat(withSession(session).status()).isEqualTo(401);
     }
@@ -199,9 +203,8 @@ class SingleSignOnBrowserTest extends SsoPlatformTest {
     @Test
     @Order(5)
     void aPersonInNoMappedGroup_isToldWhy() {
-        // Alice's single sign-on session at Keycloak would sign her in again at once: end it.
-        ((ChromeDriver) browser).executeCdpCommand("Network.clearBrowserCookies", Map.of());
-
+        // Alice signed out at Keycloak too: signing in again asks who it is (signInAtKeycloak
+        // waits for the login form).
         browser.get(console("/"));
         wait.until(ExpectedConditions.elementToBeClickable(By.id("sso-login"))).click();
         signInAtKeycloak("erin");
