@@ -102,6 +102,20 @@ public final class ExternalServices {
         static final Redis REDIS = resolveRedis();
     }
 
+    /**
+     * The platform creates pg_trgm where its search path points, which in the tests is a throw-away
+     * schema; dropping that schema (CASCADE) would take the extension, and every other schema's
+     * trigram indexes, away in the middle of the suite. So the extension lives in {@code public}.
+     */
+    private static void keepTrigramsInPublic(Connection c) {
+        try (var st = c.createStatement()) {
+            st.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public");
+            st.execute("ALTER EXTENSION pg_trgm SET SCHEMA public");
+        } catch (SQLException e) {
+            // Not installed or no privilege: the platform then searches without trigram indexes, as it says.
+        }
+    }
+
     private static Postgres resolvePostgres() {
         String url = System.getenv("CADRE_TEST_POSTGRES_URL");
         if (url == null && dockerAvailable()) {
@@ -120,7 +134,8 @@ public final class ExternalServices {
                 "start it (e.g. `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`), "
                         + "point CADRE_TEST_POSTGRES_URL / _USER / _PASSWORD at one, or run a Docker engine for Testcontainers");
         Postgres pg = new Postgres(effective, user, password, null);
-        try (Connection ignored = pg.connect()) {
+        try (Connection c = pg.connect()) {
+            keepTrigramsInPublic(c);
             return pg;
         } catch (SQLException e) {
             throw new AssertionError(
