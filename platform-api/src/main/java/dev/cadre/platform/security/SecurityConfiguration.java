@@ -71,6 +71,7 @@ class SecurityConfiguration {
             SecurityAudit audit,
             Clock clock,
             List<SignInMethod> signInMethods,
+            dev.cadre.platform.tenancy.TeamStore teams,
             @Value("${cadre.security.rate-limit.requests-per-second:0}") double ratePerSecond,
             @Value("${cadre.security.rate-limit.burst:100}") int rateBurst)
             throws Exception {
@@ -90,6 +91,7 @@ class SecurityConfiguration {
         http.addFilterAfter(keyFilter, beforeKeys)
                 .addFilterAfter(rateLimit, ApiKeyAuthenticationFilter.class)
                 .addFilterAfter(new ClientWriteAuditFilter(audit), RateLimitFilter.class)
+                .addFilterAfter(new TeamSelectionFilter(teams, problems), ClientWriteAuditFilter.class)
                 // Key requests neither read nor write a session (ConsoleSessions): stateless.
                 .securityContext(c -> c.securityContextRepository(sessions))
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.IF_REQUIRED))

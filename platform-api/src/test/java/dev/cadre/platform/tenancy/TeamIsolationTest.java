@@ -138,6 +138,37 @@ class TeamIsolationTest {
     }
 
     @Test
+    void aPlatformAdmin_actsInAnotherTeam_byNamingIt_andNoOneElseMay() {
+        String blueOperator = key("blue", "operator");
+        String id = run(blueOperator, "echoer");
+        awaitEnd(blueOperator, id);
+
+        // The bootstrap key is a platform admin of team default: blue's run is not its team's...
+        assertRunNotFound(api.get("/api/v1/runs/" + id, Api.ADMIN_KEY), id);
+        // ...until it names team blue for the request.
+        var asBlue = api.send("GET", "/api/v1/runs/" + id, Api.ADMIN_KEY, null, Map.of("X-Cadre-Team", "blue"));
+        assertThat(asBlue.status()).as(asBlue.body()).isEqualTo(200);
+        assertThat(api.send("GET", "/api/v1/session", Api.ADMIN_KEY, null, Map.of("X-Cadre-Team", "blue"))
+                        .json()
+                        .get("team")
+                        .asString())
+                .isEqualTo("blue");
+
+        var unknown = api.send("GET", "/api/v1/runs", Api.ADMIN_KEY, null, Map.of("X-Cadre-Team", "nowhere"));
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.json().get("detail").asString()).isEqualTo("X-Cadre-Team: there is no team 'nowhere'");
+
+        String greenAdmin = key("green", "admin");
+        var refused = api.send("GET", "/api/v1/runs/" + id, greenAdmin, null, Map.of("X-Cadre-Team", "blue"));
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.json().get("detail").asString()).endsWith("only; a platform admin may act in another team");
+        // Naming one's own team changes nothing.
+        assertThat(api.send("GET", "/api/v1/runs/" + id, blueOperator, null, Map.of("X-Cadre-Team", "blue"))
+                        .status())
+                .isEqualTo(200);
+    }
+
+    @Test
     void aRunRetriedInItsTeam_staysInIt() {
         String blueOperator = key("blue", "operator");
         String id = run(blueOperator, "echoer");
