@@ -5,6 +5,7 @@ import dev.cadre.platform.tenancy.TeamId;
 import dev.cadre.platform.tenancy.TeamScope;
 import dev.cadre.platform.web.ApiProblem;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
@@ -98,6 +99,21 @@ class ApiKeyController {
         return ResponseEntity.created(URI.create("/api/v1/keys/" + created.key().id()))
                 .body(new CreatedKeyResponse(
                         created.key(), created.secret(), "store the secret now: it is not shown again"));
+    }
+
+    @Operation(
+            summary = "Rotate an API key: a new secret, shown once",
+            description = "The same key (id, name, team, role) takes a new secret; the old one stops working at"
+                    + " once on this instance and within cadre.security.key-cache-ttl on others. 404 for a key of"
+                    + " another team (to a team admin), 409 for a revoked key.")
+    @ApiResponse(responseCode = "200", description = "The key and its new secret")
+    @ApiResponse(responseCode = "404", description = "No such key (in the caller's team)")
+    @ApiResponse(responseCode = "409", description = "The key is revoked")
+    @PostMapping(value = "/{id}/rotate", produces = MediaType.APPLICATION_JSON_VALUE)
+    CreatedKeyResponse rotate(@PathVariable String id, @AuthenticationPrincipal CadrePrincipal actor) {
+        var rotated =
+                keys.rotate(keysOf(actor), id, actor.name()).orElseThrow(() -> ApiProblem.notFound("API key", id));
+        return new CreatedKeyResponse(rotated.key(), rotated.secret(), "store the secret now: it is not shown again");
     }
 
     @Operation(summary = "Revoke an API key")

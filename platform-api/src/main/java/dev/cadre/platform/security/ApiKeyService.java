@@ -302,6 +302,36 @@ public class ApiKeyService {
                 .toList();
     }
 
+    /**
+     * Gives key {@code id} (one {@code scope} sees) a new secret, shown once: the same key (id, name,
+     * team, role), and its old secret stops working at once here, within the key cache TTL elsewhere.
+     * Empty when there is no such key in that scope; 409 for a revoked key, which stays revoked.
+     */
+    @Transactional
+    public Optional<CreatedKey> rotate(TeamScope scope, String id, String actor) {
+        Optional<ApiKeyEntity> key = keys.findById(id).filter(k -> scope.includes(k.team()));
+        if (key.isEmpty()) {
+            return Optional.empty();
+        }
+        ApiKeyEntity k = key.get();
+        if (k.revokedAt() != null) {
+            throw ApiProblem.conflict("API key '" + id + "' is revoked; create a new key instead of rotating it");
+        }
+        String secret = newSecret();
+        k.rotate(hash(secret));
+        audit.record(actor, "api_key.rotate", k.id(), "name=" + k.name() + " team=" + k.team());
+        forget(id);
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    forget(id);
+                }
+            });
+        }
+        return Optional.of(new CreatedKey(view(k), secret));
+    }
+
     /** Revokes a key {@code scope} sees; answers false when there is no such key (in that scope). */
     @Transactional
     public boolean revoke(TeamScope scope, String id, String actor) {

@@ -141,4 +141,38 @@ class TeamKeysTest {
                         .toList())
                 .contains("db", "default");
     }
+
+    @Test
+    void aKeyRotated_keepsItsIdentity_andOnlyTheNewSecretWorks_withinItsTeam() {
+        String dbAdmin = key(Api.ADMIN_KEY, Map.of("name", unique("db-admin"), "role", "admin", "team", "db"));
+        var created = api.post("/api/v1/keys", dbAdmin, Api.json(Map.of("name", unique("db-ci"), "role", "viewer")))
+                .json();
+        String id = created.get("key").get("id").asString();
+        String old = created.get("secret").asString();
+
+        var rotated = api.post("/api/v1/keys/" + id + "/rotate", dbAdmin, "{}");
+        assertThat(rotated.status()).as(rotated.body()).isEqualTo(200);
+        assertThat(rotated.json().get("key").get("id").asString()).isEqualTo(id);
+        assertThat(rotated.json().get("key").get("team").asString()).isEqualTo("db");
+        String fresh = rotated.json().get("secret").asString();
+        assertThat(fresh).isNotEqualTo(old);
+        assertThat(api.get("/api/v1/session", old).status()).isEqualTo(401);
+        assertThat(api.get("/api/v1/session", fresh).json().get("team").asString())
+                .isEqualTo("db");
+
+        // Another team's admin: as if there were no such key.
+        String otherAdmin = key(Api.ADMIN_KEY, Map.of("name", unique("default-admin"), "role", "admin"));
+        var foreign = api.post("/api/v1/keys/" + id + "/rotate", otherAdmin, "{}");
+        assertThat(foreign.status()).isEqualTo(404);
+        assertThat(foreign.json().get("detail").asString()).isEqualTo("API key '" + id + "' does not exist");
+
+        assertThat(api.send("DELETE", "/api/v1/keys/" + id, dbAdmin, null, Map.of())
+                        .status())
+                .isEqualTo(204);
+        var revoked = api.post("/api/v1/keys/" + id + "/rotate", dbAdmin, "{}");
+        assertThat(revoked.status()).isEqualTo(409);
+        assertThat(revoked.json().get("detail").asString())
+                .isEqualTo("API key '" + id + "' is revoked; create a new key instead of rotating it");
+        assertThat(api.get("/api/v1/session", fresh).status()).isEqualTo(401);
+    }
 }

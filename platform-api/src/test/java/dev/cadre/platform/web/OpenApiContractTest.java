@@ -496,6 +496,11 @@ class OpenApiContractTest {
                                 "{\"name\":\"contract-" + serial.incrementAndGet() + "\",\"role\":\"viewer\"}"),
                         new Probe("unknown role", method, path, json, "{\"name\":\"contract-x\",\"role\":\"root\"}"));
             }
+            case "POST /api/v1/keys/{id}/rotate" -> {
+                String key =
+                        createKey(new Api(port), "viewer").get("key").get("id").asString();
+                return List.of(new Probe("valid", method, "/api/v1/keys/" + key + "/rotate", admin, null));
+            }
             case "GET /api/v1/teams/{name}" -> {
                 return List.of(new Probe("valid", method, "/api/v1/teams/default", admin, null));
             }
