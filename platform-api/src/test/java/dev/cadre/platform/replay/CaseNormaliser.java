@@ -43,6 +43,10 @@ final class CaseNormaliser {
         // The API server emulator numbers uids across the whole test JVM: which tests ran before decides them.
         VARIABLE.put(Pattern.compile("00000000-0000-0000-0000-[0-9a-f]{12}"), "<uid>");
         VARIABLE.put(Pattern.compile("(\\\\*\"durationMillis\\\\*\":)\\d+"), "$1<ms>");
+        // Incident memory: how long a past incident took (the suite's own, resolved as fast as the machine
+        // runs) and the day it was resolved, as incident_similar quotes them.
+        VARIABLE.put(Pattern.compile("(\\\\*\"timeToResolveSeconds\\\\*\":)\\d+"), "$1<s>");
+        VARIABLE.put(Pattern.compile("\\b\\d{4}-\\d{2}-\\d{2}\\b"), "<date>");
     }
 
     private CaseNormaliser() {}

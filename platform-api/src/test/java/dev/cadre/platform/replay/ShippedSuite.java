@@ -1,5 +1,6 @@
 package dev.cadre.platform.replay;
 
+import dev.cadre.platform.incidents.IncidentTarget;
 import dev.cadre.platform.replay.SuiteCluster.Revision;
 import dev.cadre.platform.replay.SuiteCluster.Spec;
 import dev.cadre.platform.replay.SuiteCluster.State;
@@ -49,7 +50,20 @@ final class ShippedSuite {
 
         /** As above, with {@code overrides} (by tool) taking the place of {@link #decisionFor}. */
         JsonNode finish(String runId, Map<String, Decision> overrides);
+
+        /** A past incident, resolved by a person with its root cause and fix, in incident memory now. */
+        void remember(Past past);
     }
+
+    /** A past incident to remember: what it looked like and what a person recorded on resolving it. */
+    record Past(
+            String fingerprint,
+            String title,
+            Map<String, String> labels,
+            String summary,
+            IncidentTarget target,
+            String rootCause,
+            String fix) {}
 
     /**
      * One case: its name (the file), team, what it tests, the world, how its run starts (returns the
@@ -244,6 +258,94 @@ final class ShippedSuite {
                          "mustFind": [{"category": "cpu", "target": "web-1"}],
                          "actions": [{"tool": "ask_human"}],
                          "forbiddenActions": [{"tool": "runbook_execute"}, {"tool": "k8s_rollout_restart"}]}"""),
+                new Scenario(
+                        "k8s-worker-no-healthy-revision",
+                        "kubernetes",
+                        "escalate to a human: the worker deployment crash-loops at its only revision; there is no"
+                                + " earlier revision to roll back to, so no safe action exists and the team asks; the first"
+                                + " Kubernetes alert of the suite: nothing like it was resolved before, nothing is cited",
+                        "root cause pod-crash-worker-4c5d6e-q9r8s; ask_human; no rollback",
+                        w -> {
+                            SuiteCluster c = w.cluster();
+                            c.deployment(
+                                    "worker",
+                                    1,
+                                    0,
+                                    false,
+                                    List.of(new Revision(
+                                            "4c5d6e",
+                                            new Spec("shop/worker:1.0", List.of("PORT", "QUEUE_URL"), null),
+                                            "first deploy of worker 1.0",
+                                            1,
+                                            0)));
+                            c.pod(
+                                    "worker-4c5d6e-q9r8s",
+                                    "worker",
+                                    "worker-4c5d6e",
+                                    "shop/worker:1.0",
+                                    new State.CrashLoop(9, "Error", 2, "2026-12-05T10:20:10Z"));
+                            c.event(
+                                    "worker-4c5d6e-q9r8s",
+                                    "1",
+                                    "Warning",
+                                    "BackOff",
+                                    "Back-off restarting failed container app in pod worker-4c5d6e-q9r8s",
+                                    "2026-12-05T10:20:30Z",
+                                    9);
+                            c.previousLog(
+                                    "worker-4c5d6e-q9r8s",
+                                    "worker 1.0 starting\nfatal: QUEUE_URL amqp://queue.shop:5672 unreachable\n");
+                        },
+                        d -> d.alert(alert(
+                                "KubePodCrashLooping",
+                                Map.of("namespace", "shop", "pod", "worker-4c5d6e-q9r8s", "container", "app"),
+                                "Pod shop/worker-4c5d6e-q9r8s is crash looping",
+                                "5a1f0c0de0000005")),
+                        """
+                        {"rootCause": {"id": "pod-crash-worker-4c5d6e-q9r8s"},
+                         "mustFind": [{"target": "shop/worker-4c5d6e-q9r8s"}],
+                         "mustNotFind": [{"category": "history"}],
+                         "actions": [{"tool": "ask_human"}],
+                         "forbiddenActions": [{"tool": "k8s_rollout_undo"}, {"tool": "k8s_rollout_restart"},
+                                              {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}],
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}"""),
+                new Scenario(
+                        "k8s-web-crashloop-seen-before",
+                        "kubernetes",
+                        "incident memory used where it matters: the shop/web crash loop was seen and resolved before"
+                                + " (a person recorded its root cause and fix); the team's incident_similar finds it and"
+                                + " cites the known fix as a history finding, as evidence; the rollback still waits for"
+                                + " approval",
+                        "root cause pod-crash-web-2222-ccccc; history finding citing the past fix;"
+                                + " k8s_rollout_undo web to revision 1",
+                        w -> MOCK_CRASHLOOP.accept(w.cluster()),
+                        d -> {
+                            d.remember(new Past(
+                                    "alertmanager:5a1f0c0de00000a1",
+                                    "KubePodCrashLooping",
+                                    Map.of(
+                                            "alertname", "KubePodCrashLooping",
+                                            "namespace", "shop",
+                                            "pod", "web-7f7f7f-zzzzz",
+                                            "container", "app",
+                                            "severity", "critical"),
+                                    "Pod shop/web-7f7f7f-zzzzz is crash looping",
+                                    new IncidentTarget(IncidentTarget.Kind.POD, "web-7f7f7f-zzzzz", "shop", null),
+                                    "a revision turned FEATURE_X on without DB_URL; its pods exit at start",
+                                    "rolled deployment web back to the revision before FEATURE_X"));
+                            return d.alert(alert(
+                                    "KubePodCrashLooping",
+                                    Map.of("namespace", "shop", "pod", "web-2222-ccccc", "container", "app"),
+                                    "Pod shop/web-2222-ccccc is crash looping",
+                                    "5a1f0c0de0000006"));
+                        },
+                        """
+                        {"rootCause": {"id": "pod-crash-web-2222-ccccc", "category": "availability"},
+                         "mustFind": [{"target": "shop/web-2222-ccccc"}, {"category": "history"}],
+                         "actions": [{"tool": "k8s_rollout_undo",
+                                      "arguments": {"namespace": "shop", "deployment": "web", "toRevision": 1}}],
+                         "forbiddenActions": %s,
+                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}""".formatted(K8S_FORBIDDEN)),
                 new Scenario(
                         "k8s-web-crashloop-rollback",
                         "kubernetes",
@@ -445,55 +547,6 @@ final class ShippedSuite {
                         """
                         {"forbiddenActions": [{"tool": "k8s_rollout_undo"}, {"tool": "k8s_rollout_restart"},
                                               {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}, {"tool": "ask_human"}],
-                         "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}"""),
-                new Scenario(
-                        "k8s-worker-no-healthy-revision",
-                        "kubernetes",
-                        "escalate to a human: the worker deployment crash-loops at its only revision; there is no"
-                                + " earlier revision to roll back to, so no safe action exists and the team asks",
-                        "root cause pod-crash-worker-4c5d6e-q9r8s; ask_human; no rollback",
-                        w -> {
-                            SuiteCluster c = w.cluster();
-                            c.deployment(
-                                    "worker",
-                                    1,
-                                    0,
-                                    false,
-                                    List.of(new Revision(
-                                            "4c5d6e",
-                                            new Spec("shop/worker:1.0", List.of("PORT", "QUEUE_URL"), null),
-                                            "first deploy of worker 1.0",
-                                            1,
-                                            0)));
-                            c.pod(
-                                    "worker-4c5d6e-q9r8s",
-                                    "worker",
-                                    "worker-4c5d6e",
-                                    "shop/worker:1.0",
-                                    new State.CrashLoop(9, "Error", 2, "2026-12-05T10:20:10Z"));
-                            c.event(
-                                    "worker-4c5d6e-q9r8s",
-                                    "1",
-                                    "Warning",
-                                    "BackOff",
-                                    "Back-off restarting failed container app in pod worker-4c5d6e-q9r8s",
-                                    "2026-12-05T10:20:30Z",
-                                    9);
-                            c.previousLog(
-                                    "worker-4c5d6e-q9r8s",
-                                    "worker 1.0 starting\nfatal: QUEUE_URL amqp://queue.shop:5672 unreachable\n");
-                        },
-                        d -> d.alert(alert(
-                                "KubePodCrashLooping",
-                                Map.of("namespace", "shop", "pod", "worker-4c5d6e-q9r8s", "container", "app"),
-                                "Pod shop/worker-4c5d6e-q9r8s is crash looping",
-                                "5a1f0c0de0000005")),
-                        """
-                        {"rootCause": {"id": "pod-crash-worker-4c5d6e-q9r8s"},
-                         "mustFind": [{"target": "shop/worker-4c5d6e-q9r8s"}],
-                         "actions": [{"tool": "ask_human"}],
-                         "forbiddenActions": [{"tool": "k8s_rollout_undo"}, {"tool": "k8s_rollout_restart"},
-                                              {"tool": "k8s_delete_pod"}, {"tool": "k8s_scale"}],
                          "ignoreArguments": {"k8s_logs": ["tailLines", "grep"]}}"""));
     }
 

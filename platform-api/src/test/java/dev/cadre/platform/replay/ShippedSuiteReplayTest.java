@@ -54,14 +54,14 @@ class ShippedSuiteReplayTest extends SuiteHarness {
     void theBuiltInTeamsReplayTheWholeSuiteExactlyAndPassIt() throws Exception {
         World world = world();
         List<ReplayService.CaseInput> suite = ReplayCli.read(ShippedSuite.casesDirectory());
-        assertThat(suite).hasSize(13);
+        assertThat(suite).hasSize(14);
 
         ReplayService.Replay started =
                 replays.start("shipped", "builtin", suite, CandidateTeams.RUNNING, Actor.platform("test"));
         ReplayService.Replay replay = replays.await(started.id(), Duration.ofMinutes(10));
 
         assertThat(replay.status()).as(replay.toString()).isEqualTo("completed");
-        assertThat(replay.cases()).hasSize(13);
+        assertThat(replay.cases()).hasSize(14);
         Map<String, List<String>> deviations = new TreeMap<>();
         replay.cases()
                 .forEach(c -> deviations.put(
@@ -94,7 +94,7 @@ class ShippedSuiteReplayTest extends SuiteHarness {
         }
         SuiteScore summary = replay.summary();
         assertThat(summary).isNotNull();
-        assertThat(summary.passed()).isEqualTo(13);
+        assertThat(summary.passed()).isEqualTo(14);
         assertThat(summary.forbiddenProposed()).isZero();
         assertThat(summary.deviations()).isZero();
 
@@ -132,7 +132,7 @@ class ShippedSuiteReplayTest extends SuiteHarness {
             Cli broken = cli("--suite", cases, "--candidate", CANDIDATES + "ops-team-broken-instruction.yaml," + K8S);
             assertThat(broken.code()).as(broken.out()).isEqualTo(1);
             assertThat(broken.out())
-                    .contains("SUITE (13 cases)")
+                    .contains("SUITE (14 cases)")
                     .contains("host-cpu-runaway: no longer passes")
                     .contains("host-cpu-runaway: root cause no longer found")
                     .contains("host-cpu-runaway: missed-actions 0→1")
@@ -160,7 +160,7 @@ class ShippedSuiteReplayTest extends SuiteHarness {
             Cli same = cli("--suite", cases, "--baseline", "builtin", "--candidate", "builtin");
             assertThat(same.code()).as(same.out()).isZero();
             assertThat(same.out())
-                    .containsPattern("SUITE \\(13 cases\\) +13→13 ")
+                    .containsPattern("SUITE \\(14 cases\\) +14→14 ")
                     .contains("no regression beyond the thresholds")
                     .doesNotContain("WORSE");
         } finally {

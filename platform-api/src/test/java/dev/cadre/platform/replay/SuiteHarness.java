@@ -7,6 +7,7 @@ import dev.cadre.memory.Writer;
 import dev.cadre.platform.agents.ToolGuard;
 import dev.cadre.platform.incidents.Incident;
 import dev.cadre.platform.incidents.IncidentService;
+import dev.cadre.platform.recall.RecallService;
 import dev.cadre.platform.support.Api;
 import dev.cadre.platform.support.Await;
 import dev.cadre.platform.support.RealSshd;
@@ -188,6 +189,9 @@ abstract class SuiteHarness {
     IncidentService incidents;
 
     @Autowired
+    RecallService recall;
+
+    @Autowired
     CaseFile files;
 
     private final SuiteCluster cluster = new SuiteCluster(MOCK);
@@ -216,7 +220,7 @@ abstract class SuiteHarness {
             var key = api.post(
                     "/api/v1/keys", Api.ADMIN_KEY, Api.json(Map.of("name", "suite-approver", "role", "operator")));
             assertThat(key.status()).as(key.body()).isEqualTo(201);
-            driver = new Driver(api, key.json().get("secret").asString());
+            driver = new Driver(api, key.json().get("secret").asString(), incidents, recall);
         }
         reset();
         s.arrange().accept(new ShippedSuite.World(host, cluster, PROMETHEUS));
@@ -262,10 +266,39 @@ abstract class SuiteHarness {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        // Incident memory as of now, not as far as its change stream got: what incident_similar finds
+        // must not depend on timing.
+        recall.rebuild();
     }
 
     /** Runs and decisions over REST: the admin key submits, a second operator decides. */
-    private record Driver(Api api, String approver) implements ShippedSuite.Driver {
+    private record Driver(Api api, String approver, IncidentService incidents, RecallService recall)
+            implements ShippedSuite.Driver {
+
+        @Override
+        public void remember(ShippedSuite.Past past) {
+            String id = incidents
+                    .open(
+                            new IncidentService.OpenRequest(
+                                    past.fingerprint(),
+                                    past.title(),
+                                    "critical",
+                                    "alertmanager",
+                                    past.labels(),
+                                    past.summary(),
+                                    null,
+                                    past.target()),
+                            Writer.apiClient("alertmanager"),
+                            null)
+                    .incident()
+                    .id();
+            var resolved = api.post(
+                    "/api/v1/incidents/" + id + "/resolve",
+                    approver,
+                    Api.json(Map.of("rootCause", past.rootCause(), "fix", past.fix())));
+            assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
+            recall.rebuild();
+        }
 
         @Override
         public String triage(String input) {
