@@ -44,8 +44,9 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Arguments ({@code -Dbench.args="..."}): {@code --quick} (2 runs of 2 s, a smoke test),
- * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm|concurrency} (repeatable,
- * comma-separated; streaming, {@link StreamingBench}, and the alert storm, {@link StormBench}, run
+ * {@code --runs=N}, {@code --seconds=N}, {@code --only=h2|pg|console|streaming|storm|concurrency|host} (repeatable,
+ * comma-separated; streaming, {@link StreamingBench}, one host investigation against a real Prometheus,
+ * {@link HostBench} ({@code --only=host}, {@code --host-runs=N}, default 9), and the alert storm, {@link StormBench}, run
  * only when named; the storm takes {@code --storm-notifications=N} (1000), {@code --storm-alerts=N}
  * (50), {@code --storm-seconds=N} (60) and {@code --storm-backends=h2,pg}). {@code --only=concurrency}
  * runs {@link ConcurrencyBench} (only when named) with {@code --concurrency-ladder=100,250,500,1000,2000},
@@ -113,6 +114,7 @@ public final class PlatformBenchmark {
             dev.cadre.platform.recall.RecallBench.run(options);
             return;
         }
+        // The host team (docs/benchmarks/host.md) runs only when asked: --only=host.
         boolean h2 = only.isEmpty() || only.contains("h2");
         boolean pg = only.isEmpty() || only.contains("pg");
         boolean console = only.isEmpty() || only.contains("console");
@@ -139,6 +141,12 @@ public final class PlatformBenchmark {
         Map<String, List<Figures>> results = new LinkedHashMap<>();
         Map<String, List<double[]>> cpu = new LinkedHashMap<>();
 
+        if (only.contains("host")) {
+            report.add("");
+            report.add("## One host investigation against a real Prometheus (docs/benchmarks/host.md)");
+            report.add("");
+            report.addAll(HostBench.run(options, out));
+        }
         if (storm) {
             report.add("");
             report.add("## Alert storm (docs/benchmarks/storm.md)");
@@ -565,7 +573,7 @@ public final class PlatformBenchmark {
                 .orElse(fallback);
     }
 
-    private static void deleteTree(Path dir) throws Exception {
+    static void deleteTree(Path dir) throws Exception {
         if (!Files.exists(dir)) {
             return;
         }
