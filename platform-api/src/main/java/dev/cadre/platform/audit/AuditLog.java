@@ -6,6 +6,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 
@@ -33,12 +34,61 @@ public class AuditLog {
                 .update();
     }
 
+    /**
+     * What to show of the log; null fields do not filter. {@code actor} and {@code target} match
+     * exactly, {@code action} exactly or, ending in {@code .}, as a prefix ({@code api_key.} for every
+     * key action); {@code from} inclusive, {@code to} exclusive.
+     */
+    public record Filter(
+            @Nullable String actor,
+            @Nullable String action,
+            @Nullable String target,
+            @Nullable Instant from,
+            @Nullable Instant to) {
+        /** Everything. */
+        public static final Filter NONE = new Filter(null, null, null, null, null);
+    }
+
     /** Newest first; {@code beforeId} pages backwards (null for the newest page). */
-    public List<Entry> list(Long beforeId, int limit) {
+    public List<Entry> list(@Nullable Long beforeId, int limit) {
+        return list(Filter.NONE, beforeId, limit);
+    }
+
+    /** The entries {@code filter} shows, newest first; {@code beforeId} pages backwards. */
+    public List<Entry> list(Filter filter, @Nullable Long beforeId, int limit) {
         long before = beforeId == null ? Long.MAX_VALUE : beforeId;
-        return jdbc.sql("SELECT id, at, actor, action, target, detail FROM cadre_audit_log"
-                        + " WHERE id < ? ORDER BY id DESC LIMIT ?")
-                .params(before, limit)
+        StringBuilder sql =
+                new StringBuilder("SELECT id, at, actor, action, target, detail FROM cadre_audit_log WHERE id < ?");
+        List<Object> params = new java.util.ArrayList<>(List.of(before));
+        if (filter.actor() != null) {
+            sql.append(" AND actor = ?");
+            params.add(filter.actor());
+        }
+        if (filter.action() != null) {
+            if (filter.action().endsWith(".")) {
+                sql.append(" AND action LIKE ?");
+                params.add(filter.action().replace("%", "").replace("_", "\\_") + "%");
+            } else {
+                sql.append(" AND action = ?");
+                params.add(filter.action());
+            }
+        }
+        if (filter.target() != null) {
+            sql.append(" AND target = ?");
+            params.add(filter.target());
+        }
+        if (filter.from() != null) {
+            sql.append(" AND at >= ?");
+            params.add(Timestamp.from(filter.from()));
+        }
+        if (filter.to() != null) {
+            sql.append(" AND at < ?");
+            params.add(Timestamp.from(filter.to()));
+        }
+        sql.append(" ORDER BY id DESC LIMIT ?");
+        params.add(limit);
+        return jdbc.sql(sql.toString())
+                .params(params)
                 .query((rs, i) -> new Entry(
                         rs.getLong("id"),
                         rs.getTimestamp("at").toInstant(),
