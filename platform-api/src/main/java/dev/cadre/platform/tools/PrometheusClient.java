@@ -36,6 +36,8 @@ final class PrometheusClient {
     static final AttributeKey<Long> SERIES = AttributeKey.longKey("cadre.prometheus.series");
     static final AttributeKey<String> URL = AttributeKey.stringKey("cadre.prometheus.url");
     static final AttributeKey<String> AT = AttributeKey.stringKey("cadre.prometheus.time");
+    /** The run a query serves, copied from the tool call's span: the run's trace store keeps only spans naming it. */
+    static final AttributeKey<String> RUN_ID = AttributeKey.stringKey("cadre.run.id");
 
     private final OpsToolsProperties.Prometheus config;
     private final HttpClient http;
@@ -74,11 +76,15 @@ final class PrometheusClient {
     /** Evaluates {@code query} at {@code at}. */
     Answer query(String query, Instant at) {
         URI base = config.url();
-        Span span = tracer.spanBuilder("prometheus query")
+        var builder = tracer.spanBuilder("prometheus query")
                 .setAttribute(QUERY, query)
                 .setAttribute(AT, at.toString())
-                .setAttribute(URL, base == null ? "" : base.toString())
-                .startSpan();
+                .setAttribute(URL, base == null ? "" : base.toString());
+        if (Span.current() instanceof io.opentelemetry.sdk.trace.ReadableSpan parent
+                && parent.getAttribute(RUN_ID) != null) {
+            builder.setAttribute(RUN_ID, parent.getAttribute(RUN_ID));
+        }
+        Span span = builder.startSpan();
         try {
             Answer answer = ask(base, query, at);
             switch (answer) {

@@ -141,6 +141,28 @@ class HostInspectToolTest {
                 .isEqualTo(hosts.url().toString());
     }
 
+    /** Inside a run's tool call, each query names the run, so the run's own trace (the trace store) keeps it. */
+    @Test
+    void insideAToolCallOfARun_everyQuerySpanNamesTheRun_underTheToolCallsSpan() {
+        io.opentelemetry.api.trace.Span call = otel.getTracer("test")
+                .spanBuilder("execute_tool host_inspect")
+                .setAttribute(PrometheusClient.RUN_ID, "run-7")
+                .startSpan();
+        try (var ignored = call.makeCurrent()) {
+            inspect(hosts.url()).execute(args("{\"host\":\"web-1:9100\",\"resource\":\"cpu\"}"), ctx("run-7", "c7"));
+        } finally {
+            call.end();
+        }
+        List<SpanData> queries = spans.stream()
+                .filter(s -> s.getName().equals("prometheus query"))
+                .toList();
+        assertThat(queries).hasSize(4);
+        assertThat(queries).allSatisfy(q -> {
+            assertThat(q.getAttributes().get(PrometheusClient.RUN_ID)).isEqualTo("run-7");
+            assertThat(q.getParentSpanId()).isEqualTo(call.getSpanContext().getSpanId());
+        });
+    }
+
     @Test
     void web1ByName_resolvesItsInstance_andAllResourcesNameWeb1Only() {
         JsonNode out = JSON.readTree(inspect(hosts.url()).execute(args("{\"host\":\"web-1\"}"), ctx("run-2", "c1")));
