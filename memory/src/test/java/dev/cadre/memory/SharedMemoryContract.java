@@ -413,6 +413,24 @@ abstract class SharedMemoryContract {
         }
     }
 
+    /**
+     * Writes {@code value} to {@code key} up to the next version at which bytes are summed; before that
+     * write, waits until the change feed has taken the versions before it, since only history the feed
+     * has sequenced may go (a busy machine's relay or publisher can lag behind a tight loop of writes).
+     */
+    private long writeUpToABytesCheck(SharedMemory bounded, String key, String value, long from) {
+        long cursor = bounded.latestCursor();
+        long v = from;
+        do {
+            v = version(bounded.put(ns, key, value, v, AGENT));
+        } while ((v + 1) % MemoryHistoryBudget.BYTES_CHECK_EVERY != 0);
+        long last = v;
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> bounded.changesSince(cursor, 1000).stream()
+                        .anyMatch(c -> c.namespace().equals(ns) && c.key().equals(key) && c.version() == last));
+        return version(bounded.put(ns, key, value, v, AGENT));
+    }
+
     @Test
     void aHistoryBudgetOfBytes_dropsTheOldestVersionsBeyondIt_butNeverTheCurrentOne() {
         String thirty = "\"" + "a".repeat(28) + "\"";
@@ -420,25 +438,15 @@ abstract class SharedMemoryContract {
         try (SharedMemory bounded = withBudget(new MemoryHistoryBudget(1000, 100))) {
             long[] v = {0};
             // Bytes are summed at every 8th version: values of 30 characters, 3 fit in 100.
-            await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                do {
-                    bounded.latestCursor(); // the relay sequences what is written (only sequenced history goes)
-                    v[0] = version(bounded.put(ns, "sized", thirty, v[0], AGENT));
-                } while (v[0] % MemoryHistoryBudget.BYTES_CHECK_EVERY != 0);
-                assertThat(bounded.history(ns, "sized"))
-                        .extracting(MemoryVersion::version)
-                        .containsExactly(v[0] - 2, v[0] - 1, v[0]);
-            });
+            v[0] = writeUpToABytesCheck(bounded, "sized", thirty, v[0]);
+            assertThat(bounded.history(ns, "sized"))
+                    .extracting(MemoryVersion::version)
+                    .containsExactly(v[0] - 2, v[0] - 1, v[0]);
             // A current value larger than the whole budget stays; everything before it goes.
-            await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                do {
-                    bounded.latestCursor();
-                    v[0] = version(bounded.put(ns, "sized", large, v[0], AGENT));
-                } while (v[0] % MemoryHistoryBudget.BYTES_CHECK_EVERY != 0);
-                assertThat(bounded.history(ns, "sized"))
-                        .extracting(MemoryVersion::version)
-                        .containsExactly(v[0]);
-            });
+            v[0] = writeUpToABytesCheck(bounded, "sized", large, v[0]);
+            assertThat(bounded.history(ns, "sized"))
+                    .extracting(MemoryVersion::version)
+                    .containsExactly(v[0]);
             assertThat(bounded.get(ns, "sized", true).orElseThrow().value()).isEqualTo(large);
         }
     }
