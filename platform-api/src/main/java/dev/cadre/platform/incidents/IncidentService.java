@@ -300,13 +300,28 @@ public final class IncidentService {
      * new one. The sighting that reaches {@code escalateAfter} escalates it.
      */
     public Opened open(OpenRequest request, Writer writer, @Nullable String runId) {
+        return open(request, writer, runId, null);
+    }
+
+    /**
+     * As {@link #open(OpenRequest, Writer, String)}, starting from what {@code seen} read for the
+     * fingerprint instead of reading it again (the intake looks every alert up to charge its key before
+     * it opens any). Every write is still a compare-and-set, so a lookup that is out of date by then
+     * only costs one more attempt, which reads afresh.
+     */
+    public Opened open(OpenRequest request, Writer writer, @Nullable String runId, @Nullable Lookup seen) {
+        if (seen != null && !seen.fingerprint().equals(request.fingerprint())) {
+            throw new IllegalArgumentException(
+                    "lookup of " + seen.fingerprint() + " used to open " + request.fingerprint());
+        }
         String pointerKey = pointerKey(request.fingerprint());
         for (int attempt = 0; attempt < RETRIES; attempt++) {
-            Optional<MemoryEntry> pointer = memory.get(NAMESPACE, pointerKey, true);
+            boolean looked = attempt == 0 && seen != null;
+            Optional<MemoryEntry> pointer = looked ? seen.pointer() : memory.get(NAMESPACE, pointerKey, true);
             if (pointer.isPresent()) {
                 String id =
                         json.readTree(pointer.get().value()).path("incident").asString();
-                Optional<Incident> existing = get(id);
+                Optional<Incident> existing = looked ? seen.incident() : get(id);
                 if (existing.isEmpty()) {
                     // The opener claimed the pointer and has not written the incident yet (or crashed
                     // in between): write it ourselves; expected version 0 lets exactly one of us win.
@@ -525,9 +540,28 @@ public final class IncidentService {
 
     /** The active incident of a fingerprint. */
     public Optional<Incident> findActive(String fingerprint) {
-        return memory.get(NAMESPACE, pointerKey(fingerprint), true)
-                .flatMap(p -> get(json.readTree(p.value()).path("incident").asString()))
-                .filter(Incident::active);
+        return lookup(fingerprint).active();
+    }
+
+    /**
+     * What one look at a fingerprint found: its pointer and the incident the pointer names (with its
+     * sightings), either possibly absent. Handed to {@link #open(OpenRequest, Writer, String, Lookup)} so
+     * a caller that already looked does not read the same entries twice.
+     */
+    public record Lookup(String fingerprint, Optional<MemoryEntry> pointer, Optional<Incident> incident) {
+
+        /** The incident, when it is active. */
+        public Optional<Incident> active() {
+            return incident.filter(Incident::active);
+        }
+    }
+
+    /** Reads the fingerprint's pointer and the incident it names, once. */
+    public Lookup lookup(String fingerprint) {
+        Optional<MemoryEntry> pointer = memory.get(NAMESPACE, pointerKey(fingerprint), true);
+        Optional<Incident> incident = pointer.flatMap(
+                p -> get(json.readTree(p.value()).path("incident").asString()));
+        return new Lookup(fingerprint, pointer, incident);
     }
 
     /** The incident a run works on (opened by it, or the one the Alertmanager intake started it for). */

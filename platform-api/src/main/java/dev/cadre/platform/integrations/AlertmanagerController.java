@@ -182,7 +182,8 @@ class AlertmanagerController {
                         .header(HttpHeaders.RETRY_AFTER, Long.toString(r.seconds()));
             }
         }
-        ObjectNode out = intake.accept(payload, principal == null ? Actor.platform("alertmanager") : principal.actor());
+        ObjectNode out =
+                intake.accept(payload, principal == null ? Actor.platform("alertmanager") : principal.actor(), charge);
         int opened = 0;
         for (JsonNode r : out.path("alerts")) {
             String action = r.path("action").asString("");

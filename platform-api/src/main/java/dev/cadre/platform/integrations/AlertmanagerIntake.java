@@ -84,13 +84,20 @@ public final class AlertmanagerIntake {
     /**
      * What a delivery costs if processed now: {@code newIncidents}, distinct fingerprints of its firing
      * alerts without an active incident, and {@code repeats}, its other firing alerts (each a sighting
-     * of an open incident, or a copy of one). Resolves cost nothing.
+     * of an open incident, or a copy of one). Resolves cost nothing. {@code lookups} is what was read
+     * for each firing fingerprint, handed to {@link #accept(JsonNode, Actor, Charge)} so the delivery's
+     * incidents are read once, not once to charge and again to process.
      */
-    public record Charge(int newIncidents, int repeats) {}
+    public record Charge(int newIncidents, int repeats, Map<String, IncidentService.Lookup> lookups) {
+        public Charge {
+            lookups = Map.copyOf(lookups);
+        }
+    }
 
     /** The delivery's {@link Charge}, read from the incidents as they are now. */
     public Charge charge(JsonNode payload) {
         java.util.Set<String> fresh = new java.util.HashSet<>();
+        Map<String, IncidentService.Lookup> lookups = new java.util.HashMap<>();
         int firing = 0;
         for (JsonNode alert : payload.path("alerts")) {
             String status = alert.path("status").asString(payload.path("status").asString("firing"));
@@ -99,12 +106,11 @@ public final class AlertmanagerIntake {
             }
             firing++;
             String fingerprint = "alertmanager:" + fingerprint(alert, labels(alert));
-            if (!fresh.contains(fingerprint)
-                    && incidents.findActive(fingerprint).isEmpty()) {
+            if (lookups.computeIfAbsent(fingerprint, incidents::lookup).active().isEmpty()) {
                 fresh.add(fingerprint);
             }
         }
-        return new Charge(fresh.size(), firing - fresh.size());
+        return new Charge(fresh.size(), firing - fresh.size(), lookups);
     }
 
     private static Map<String, String> labels(JsonNode alert) {
@@ -120,6 +126,17 @@ public final class AlertmanagerIntake {
      * idempotency keys are scoped by its key id); answers what happened to each alert.
      */
     public ObjectNode accept(JsonNode payload, Actor sender) {
+        return accept(payload, sender, new Charge(0, 0, Map.of()));
+    }
+
+    /**
+     * As {@link #accept(JsonNode, Actor)}, opening each fingerprint's incident from what {@code charge}
+     * read for it rather than reading it again.
+     */
+    public ObjectNode accept(JsonNode payload, Actor sender, Charge charge) {
+        // Only the first alert of a fingerprint in the delivery may use its lookup: an earlier alert
+        // of the same fingerprint (a resolve, or the firing that opened it) has changed it since.
+        Map<String, IncidentService.Lookup> unused = new java.util.HashMap<>(charge.lookups());
         String principal = sender.name();
         ObjectNode out = json.createObjectNode();
         ArrayNode results = out.putArray("alerts");
@@ -128,6 +145,7 @@ public final class AlertmanagerIntake {
             Map<String, String> labels = labels(alert);
             String fingerprint = "alertmanager:" + fingerprint(alert, labels);
             String status = alert.path("status").asString(payload.path("status").asString("firing"));
+            IncidentService.Lookup seen = unused.remove(fingerprint);
             ObjectNode r = results.addObject();
             r.put("fingerprint", fingerprint);
             r.put("alertname", labels.getOrDefault("alertname", ""));
@@ -170,7 +188,8 @@ public final class AlertmanagerIntake {
                             deliveryKey(alert, status),
                             dev.cadre.platform.incidents.IncidentTarget.fromLabels(labels)),
                     writer,
-                    null);
+                    null,
+                    seen);
             Incident incident = opened.incident();
             r.put("incident", incident.id());
             r.put("occurrences", incident.occurrences());

@@ -210,6 +210,49 @@ class AlertmanagerIntakeTest extends OpsPlatformTestBase {
         assertThat(audit).contains("run.end").contains("approval.supersede").contains(runId);
     }
 
+    /**
+     * The intake opens each alert from what the rate limiter's charge read for its fingerprint; an
+     * earlier alert of the same fingerprint in the delivery has changed that since, so the later ones
+     * read afresh: a resolve then a new firing opens a new incident, and a copy of a sighting counts once.
+     */
+    @Test
+    void oneDeliveryResolvingAndRefiringAnAlert_opensANewIncident_andACopyCountsOnce() {
+        String fp = "refire" + UUID.randomUUID().toString().substring(0, 8);
+        JsonNode first = post(payload("firing", fp));
+        String incident = first.get("incident").asString();
+        api.post("/api/v1/runs/" + first.get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
+
+        String alert = """
+                {"status":"%s","labels":{"alertname":"HostHighCpu","instance":"web-1:9100","severity":"critical"},
+                 "startsAt":"%s","endsAt":"%s","fingerprint":"%s"}""";
+        String copies = "{\"version\":\"4\",\"status\":\"firing\",\"alerts\":["
+                + alert.formatted("firing", "2026-05-08T03:10:00Z", "0001-01-01T00:00:00Z", fp) + ","
+                + alert.formatted("firing", "2026-05-08T03:10:00Z", "0001-01-01T00:00:00Z", fp) + "]}";
+        var r = api.post("/api/v1/integrations/alertmanager", Api.ADMIN_KEY, copies);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(r.json()
+                        .get("alerts")
+                        .valueStream()
+                        .map(a -> a.get("action").asString() + " "
+                                + a.get("incident").asString() + " "
+                                + a.get("occurrences").asInt()))
+                .containsExactly("seen-again " + incident + " 2", "duplicate " + incident + " 2");
+
+        String refire = "{\"version\":\"4\",\"status\":\"firing\",\"alerts\":["
+                + alert.formatted("resolved", "2026-05-08T03:00:00Z", "2026-05-08T03:30:00Z", fp) + ","
+                + alert.formatted("firing", "2026-05-08T04:00:00Z", "0001-01-01T00:00:00Z", fp) + "]}";
+        r = api.post("/api/v1/integrations/alertmanager", Api.ADMIN_KEY, refire);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        JsonNode resolved = r.json().get("alerts").get(0);
+        JsonNode opened = r.json().get("alerts").get(1);
+        assertThat(resolved.get("action").asString()).isEqualTo("incident-resolved");
+        assertThat(resolved.get("incident").asString()).isEqualTo(incident);
+        assertThat(opened.get("action").asString()).as(r.body()).isEqualTo("incident-opened");
+        assertThat(opened.get("incident").asString()).isNotEqualTo(incident);
+        assertThat(incidents.get(incident).orElseThrow().status()).isEqualTo("resolved");
+        api.post("/api/v1/runs/" + opened.get("runId").asString() + "/cancel", Api.ADMIN_KEY, null);
+    }
+
     @Test
     void aPayloadWithoutAlerts_isAProblem() {
         var r = api.post("/api/v1/integrations/alertmanager", Api.ADMIN_KEY, "{\"status\":\"firing\"}");
