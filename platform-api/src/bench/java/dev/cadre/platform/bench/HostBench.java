@@ -121,7 +121,8 @@ final class HostBench {
     /** One investigation: its figures from its trace. */
     private Map<String, Double> measure(Api api) {
         double[] before = prometheusQueries();
-        String id = api.submitRun("ops-orchestrator", "check host web-1").get("id").asString();
+        String id =
+                api.submitRun("ops-orchestrator", "check host web-1").get("id").asString();
         JsonNode end = api.awaitRunEnd(id);
         if (!end.get("status").asString().equals("completed")) {
             throw new IllegalStateException("run " + id + " ended " + end.get("status") + ": " + end);

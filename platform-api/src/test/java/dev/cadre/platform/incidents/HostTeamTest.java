@@ -126,7 +126,67 @@ class HostTeamTest extends OpsPlatformTestBase {
 
     @Test
     void aPersonAsksWhyDb2IsSlow_andTheTeamLooksAtDb2_notAnotherMachine() {
-        String id = submit("why is db-2 slow?");
+        assertLooksAtDb2(submit("why is db-2 slow?"));
+    }
+
+    @Test
+    void anotherAgentAsksOverA2a_whyDb2IsSlow_andTheTeamLooksAtDb2() {
+        String send = "{\"jsonrpc\":\"2.0\",\"id\":\"a-1\",\"method\":\"SendMessage\",\"params\":{\"message\":{"
+                + "\"messageId\":\"" + UUID.randomUUID() + "\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":"
+                + "\"why is db-2 slow?\"}],\"metadata\":{\"agent\":\"ops-orchestrator\"}}}}";
+        var r = api.post("/a2a", Api.ADMIN_KEY, send);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        JsonNode task = r.json().path("result").path("task");
+        assertThat(task.path("id").isString()).as(r.body()).isTrue();
+        assertLooksAtDb2(task.get("id").asString());
+    }
+
+    @Test
+    void anMcpClientAsks_whyDb2IsSlow_andTheTeamLooksAtDb2() {
+        Map<String, String> headers =
+                Map.of("Content-Type", "application/json", "Accept", "application/json, text/event-stream");
+        var init = api.send(
+                "POST",
+                "/mcp",
+                Api.ADMIN_KEY,
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                        + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"host-test\",\"version\":\"1\"}}}",
+                headers);
+        assertThat(init.status()).as(init.body()).isEqualTo(200);
+        Map<String, String> session = new java.util.HashMap<>(headers);
+        session.put("Mcp-Session-Id", init.header("Mcp-Session-Id"));
+        session.put("MCP-Protocol-Version", "2025-06-18");
+        var initialized = api.send(
+                "POST",
+                "/mcp",
+                Api.ADMIN_KEY,
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                session);
+        assertThat(initialized.status()).as(initialized.body()).isBetween(200, 202);
+        var call = api.send(
+                "POST",
+                "/mcp",
+                Api.ADMIN_KEY,
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ops-orchestrator\","
+                        + "\"arguments\":{\"input\":\"why is db-2 slow?\"}}}",
+                session);
+        assertThat(call.status()).as(call.body()).isEqualTo(200);
+        // The answer is one JSON-RPC response, or an event stream whose last data line is the response.
+        String answer = call.body()
+                .lines()
+                .filter(l -> l.startsWith("data:"))
+                .map(l -> l.substring("data:".length()).strip())
+                .reduce((first, last) -> last)
+                .orElse(call.body());
+        JsonNode result = JSON.readTree(answer).path("result");
+        assertThat(result.path("structuredContent").path("runId").isString())
+                .as(answer)
+                .isTrue();
+        assertLooksAtDb2(result.get("structuredContent").get("runId").asString());
+    }
+
+    /** The run {@code id}, asked about db-2, looked at db-2 through Prometheus and at no other machine. */
+    private void assertLooksAtDb2(String id) {
         JsonNode run = awaitStatus(id, "completed|failed|input-required");
         assertThat(run.get("status").asString()).as(run.toString()).isEqualTo("completed");
         JsonNode memory = subagent(run, "memory-inspector");
