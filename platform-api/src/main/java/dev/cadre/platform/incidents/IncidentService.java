@@ -399,7 +399,8 @@ public final class IncidentService {
             data.put("deliveryKey", request.deliveryKey());
         }
         data.put("source", request.source());
-        appendTimeline(
+        // The record was just read (it names this incident): no need to read it again to know it exists.
+        appendKnown(
                 id,
                 new TimelineEntry(
                         TimelineKind.SIGHTING,
@@ -486,7 +487,8 @@ public final class IncidentService {
         if (request.deliveryKey() != null) {
             data.put("deliveryKey", request.deliveryKey());
         }
-        appendTimeline(
+        // The record was just written: it exists.
+        appendKnown(
                 id,
                 new TimelineEntry(
                         TimelineKind.OPENED,
@@ -798,6 +800,14 @@ public final class IncidentService {
             log.warn("Timeline entry {} for unknown incident {} ignored", entry.kind(), incidentId);
             return;
         }
+        appendKnown(incidentId, entry);
+    }
+
+    /**
+     * {@link #appendTimeline} for an incident this call has just read or written, without reading its
+     * record once more (one shared-memory read less per alert on the intake's path).
+     */
+    private void appendKnown(String incidentId, TimelineEntry entry) {
         String text = redactor.redactText(entry.text());
         text = capped(text == null ? "" : text.replaceAll("[\\r\\n]+", " ").strip(), MAX_TEXT);
         JsonNode data = entry.data() == null ? null : redactor.redact(entry.data());
