@@ -121,8 +121,10 @@ final class Debates {
                 d.name() + "-tie-break",
                 "debate_tie_break",
                 args,
-                "Debate '" + d.name() + "' found no consensus in " + d.maxRounds()
-                        + " rounds: choose the verdict (approve = " + leader + ", or edit {\"verdict\": ...})",
+                // Words for the person deciding: the options by name, never the JSON an edit carries.
+                "Debate '" + d.name() + "' found no consensus in " + d.maxRounds() + " rounds. "
+                        + (leader == null ? "Edit" : "Approve to take '" + leader + "', or edit")
+                        + " the verdict to one of: " + String.join(", ", votes.keySet()) + ".",
                 String.join("\n", plan),
                 leader == null
                         ? null

@@ -202,6 +202,10 @@ class WorkflowTest {
             assertThat(chosen.text()).isEqualTo("hotfix");
             assertThat(asked.getFirst().kind()).isEqualTo(ApprovalKind.TIE_BREAK);
             assertThat(asked.getFirst().arguments().path("options").toString()).contains("rollback", "hotfix");
+            assertThat(asked.getFirst().what())
+                    .contains("Approve to take '", "or edit the verdict to one of: ")
+                    .contains("rollback", "hotfix")
+                    .doesNotContain("{", "}");
             assertThat(expired.status()).isEqualTo(OutcomeStatus.FAILED);
             assertThat(expired.failure().category()).isEqualTo(FailureCategory.HUMAN_INTERVENTION_TIMEOUT);
         }
