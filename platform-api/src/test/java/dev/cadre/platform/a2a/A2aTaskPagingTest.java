@@ -65,8 +65,10 @@ class A2aTaskPagingTest {
         for (int i = 0; i < 4; i++) {
             send(null);
         }
-        Set<String> before = new HashSet<>(
-                jdbc.sql("SELECT id FROM cadre_run").query(String.class).list());
+        // The caller's team's runs: other tests sharing this context run in other teams, which it never sees.
+        Set<String> before = new HashSet<>(jdbc.sql("SELECT id FROM cadre_run WHERE team = 'default'")
+                .query(String.class)
+                .list());
 
         List<String> seen = new ArrayList<>();
         Set<String> arrived = new HashSet<>();
